@@ -1,0 +1,62 @@
+"""The ``p2p`` command line. Commands are thin: they parse options and call library functions.
+
+User mistakes (:class:`~play2prompt.errors.UserError`) print one line and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from play2prompt.cli import data, evaluate, optimize, runs
+from play2prompt.cli._common import console_err
+from play2prompt.errors import UserError
+
+app = typer.Typer(
+    name="p2p",
+    help="play2prompt: make LLM agents use tools correctly, without labelled data.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("optimize")(optimize.optimize_command)
+app.add_typer(runs.app, name="runs")
+app.add_typer(evaluate.app, name="eval")
+app.add_typer(data.app, name="data")
+
+for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.cli.sweep",
+                "play2prompt.cli.report"):
+    try:
+        __import__(_module)
+        sys.modules[_module].register(app)  # type: ignore[attr-defined]
+    except ModuleNotFoundError as _exc:
+        if _exc.name != _module:
+            raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        app(args=argv, standalone_mode=False)
+    except UserError as exc:
+        console_err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        console_err.print("interrupted: the run is saved; continue it with --resume RUN_ID")
+        return 130
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except Exception as exc:  # noqa: BLE001 - click usage errors and the like
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return 2
+        if isinstance(exc, click.exceptions.Abort):
+            return 1
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

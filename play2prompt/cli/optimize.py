@@ -1,0 +1,113 @@
+"""``p2p optimize``: play with every tool, then emit optimized docs and demonstrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from play2prompt.cli._common import console, fmt, progress_bars, table
+from play2prompt.errors import UserError
+
+
+def optimize_command(
+    tools_file: Optional[Path] = typer.Argument(None, help="tools.json (or a list of specs)"),
+    module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
+    preset_name: str = typer.Option("default", "--preset", help="quick | default | paper"),
+    generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
+    task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
+    doc_generator: Optional[str] = typer.Option(None, help="Doc generator spec (G_D)"),
+    tools: Optional[list[str]] = typer.Option(None, "--tools", help="Only these tools"),
+    width: Optional[int] = typer.Option(None, help="W: examples kept per iteration"),
+    expand: Optional[int] = typer.Option(None, help="L: children per kept example"),
+    depth: Optional[int] = typer.Option(None, help="T: expansion rounds"),
+    search: Optional[str] = typer.Option(None, help="beam | mc (Monte Carlo ablation)"),
+    n_e: Optional[int] = typer.Option(None, "--n-e", help="N_E: query refinement rounds"),
+    lam: Optional[float] = typer.Option(None, "--lambda", help="weight of the difficulty reward"),
+    max_tries: Optional[int] = typer.Option(None, help="tool-play try budget per invocation"),
+    doc_width: Optional[int] = typer.Option(None), doc_expand: Optional[int] = typer.Option(None),
+    doc_depth: Optional[int] = typer.Option(None),
+    doc_batch: Optional[int] = typer.Option(None, help="examples per doc evaluation"),
+    holdout: Optional[float] = typer.Option(None, help="share of examples held out vs D0"),
+    demos_per_tool: Optional[int] = typer.Option(None, help="k demonstrations kept per tool"),
+    seed: Optional[int] = typer.Option(None),
+    llm_grading: Optional[bool] = typer.Option(None, "--llm-grading/--no-llm-grading",
+                                               help="LLM grades (m2, m5); default: auto"),
+    mode: Optional[str] = typer.Option(None, help="task model mode: function-calling|prompting"),
+    patience: Optional[int] = typer.Option(None, help="early stop after N flat rounds"),
+    drop_param_desc: Optional[float] = typer.Option(None, help="drop param docs with prob p"),
+    tool_timeout: Optional[float] = typer.Option(None, help="seconds per tool execution"),
+    max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
+    benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
+    subset: Optional[str] = typer.Option(None, help="benchmark subset"),
+    data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
+    run_id: Optional[str] = typer.Option(None, help="name of the new run"),
+    resume: Optional[str] = typer.Option(None, help="continue this run from its store"),
+    metaprompts: Optional[Path] = typer.Option(None, help="folder overriding meta-prompts"),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Optimize tool documentation and find verified demonstrations."""
+    from play2prompt.config import preset
+    from play2prompt.optimize import optimize
+    from play2prompt.progress import NullReporter, RichReporter
+
+    config = preset(
+        preset_name, width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
+        max_tries=max_tries, doc_width=doc_width, doc_expand=doc_expand, doc_depth=doc_depth,
+        doc_batch=doc_batch, holdout=holdout, demos_per_tool=demos_per_tool, seed=seed,
+        llm_grading=llm_grading, task_mode=mode, patience=patience,
+        drop_param_desc=drop_param_desc, tool_timeout=tool_timeout,
+        max_concurrency=max_concurrency, optimize_docs=False if no_docs else None)
+    loaded, base_dir, label, exec_ctx = None, None, "run", None
+    if not resume:
+        loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
+                                                  data_dir, config)
+    with progress_bars(not quiet) as prog:
+        reporter = RichReporter(prog) if prog is not None else NullReporter()
+        result = optimize(loaded, generator=generator, task_model=task_model,
+                          doc_generator=doc_generator, config=config, runs_dir=runs_dir,
+                          run_id=run_id, resume=resume, label=label, base_dir=base_dir,
+                          metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx)
+    print_summary(result)
+
+
+def _load(tools_file, module, select, benchmark, subset, data_dir, config):
+    if benchmark:
+        from play2prompt.adapters import load_benchmark
+
+        bench = load_benchmark(benchmark)
+        loaded = bench.optimize_tools(data_dir=data_dir, subset=subset, select=select,
+                                      config=config)
+        return loaded.tools, loaded.base_dir, f"{benchmark}-{subset or 'all'}", loaded.exec_ctx
+    if tools_file is None:
+        raise UserError("give a tools.json, --benchmark NAME or --resume RUN_ID")
+    from play2prompt.tools.loading import load_tools
+
+    loaded = load_tools(tools_file, module=module, select=select)
+    return loaded, tools_file.parent, tools_file.stem, None
+
+
+def print_summary(result) -> None:
+    rows = []
+    for name, r in result.tools.items():
+        s, sc = r.stats, r.scores
+        before, after = sc.get("d0_train"), sc.get("best_train") if r.doc_changed else sc.get(
+            "d0_train")
+        rows.append([name, s.get("valid_invocations"), f"{s.get('demos')} "
+                     f"({s.get('verified_demos')} verified)", fmt(s.get("best_reward")),
+                     f"{fmt(before)} -> {fmt(after)}", "yes" if r.doc_changed else "no",
+                     s.get("llm_samples")])
+    console.print(table(f"run {result.run_id}", ["tool", "valid calls", "demos",
+                                                 "best reward", "doc score", "doc changed",
+                                                 "LLM samples"], rows))
+    st = result.stats
+    sess = st.get("session", {})
+    console.print(
+        f"wall {st.get('wall_s')} s | LLM calls {sess.get('llm_calls')} "
+        f"(cache hits {sess.get('cache_hits')}) | tokens {sess.get('prompt_tokens')} prompt + "
+        f"{sess.get('completion_tokens')} completion | tool executions "
+        f"{st.get('tool_executions')}")
+    console.print(f"results: {result.run_dir}/result.json, {result.run_dir}/tools.optimized.json")

@@ -1,0 +1,116 @@
+"""Optimization settings and presets.
+
+``depth`` counts the expansion rounds after the initial population of ``width`` candidates:
+a beam search evaluates at most ``width + depth * width * expand`` candidates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from play2prompt.errors import UserError
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    width: int = 3      # W: candidates kept per iteration
+    expand: int = 2     # L: children proposed by each kept candidate
+    depth: int = 2      # T: expansion rounds after the initial population
+    method: str = "beam"  # beam | mc
+
+    def budget(self) -> int:
+        return self.width + self.depth * self.width * self.expand
+
+
+@dataclass(frozen=True)
+class OptimizeConfig:
+    examples: SearchSettings = field(default_factory=SearchSettings)
+    docs: SearchSettings = field(default_factory=lambda: SearchSettings(2, 2, 1))
+    lam: float = 1.0                 # lambda: weight of the difficulty reward R_e
+    n_e: int = 2                     # N_E: query refinement rounds per valid invocation
+    max_tries: int = 4               # rejection-sampling try budget per invocation
+    demos_per_tool: int = 5
+    doc_batch: int = 8               # examples per doc evaluation batch
+    holdout: float = 0.3             # share of examples held out to guard against D0
+    min_examples_for_docs: int = 2
+    llm_grading: bool | None = None  # m5 grade and m2 judge by the LLM; None: auto by backend
+    temperature: float = 0.8         # generator sampling temperature
+    task_temperature: float = 0.0    # M_T at inference (paper: 0.001)
+    task_mode: str = "function-calling"
+    seed: int = 0
+    tool_timeout: float = 10.0
+    patience: int | None = None      # early stop after this many rounds without improvement
+    drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
+    optimize_docs: bool = True       # Step 2 on/off
+    max_concurrency: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OptimizeConfig:
+        data = dict(data)
+        for key in ("examples", "docs"):
+            if isinstance(data.get(key), dict):
+                data[key] = SearchSettings(**data[key])
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+PRESETS: dict[str, OptimizeConfig] = {
+    # Small enough for the embedded model on two cores (minutes for six tools).
+    "quick": OptimizeConfig(
+        examples=SearchSettings(width=2, expand=2, depth=1),
+        docs=SearchSettings(width=1, expand=2, depth=1),
+        n_e=1, max_tries=3, demos_per_tool=3, doc_batch=6,
+    ),
+    "default": OptimizeConfig(),
+    # The paper's settings: lambda 1, N_E 3, depth 3, L 3, W 10.
+    "paper": OptimizeConfig(
+        examples=SearchSettings(width=10, expand=3, depth=3),
+        docs=SearchSettings(width=3, expand=3, depth=3),
+        n_e=3, max_tries=5, demos_per_tool=5, doc_batch=10, task_temperature=0.001,
+    ),
+}
+
+
+def preset(name: str, **overrides: Any) -> OptimizeConfig:
+    if name not in PRESETS:
+        raise UserError(f"unknown preset {name!r} (one of {', '.join(PRESETS)})")
+    return apply_overrides(PRESETS[name], **overrides)
+
+
+def apply_overrides(config: OptimizeConfig, **overrides: Any) -> OptimizeConfig:
+    """Apply flat overrides: ``width``/``expand``/``depth``/``search`` go to the example search,
+    ``doc_width``/``doc_expand``/``doc_depth`` to the doc search; ``None`` means unchanged."""
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    ex = {k: overrides.pop(k) for k in ("width", "expand", "depth") if k in overrides}
+    if "search" in overrides:
+        ex["method"] = overrides.pop("search")
+    docs = {k[4:]: overrides.pop(k) for k in ("doc_width", "doc_expand", "doc_depth")
+            if k in overrides}
+    known = {f.name for f in fields(OptimizeConfig)}
+    unknown = set(overrides) - known
+    if unknown:
+        raise UserError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    cfg = replace(config, examples=replace(config.examples, **ex),
+                  docs=replace(config.docs, **docs), **overrides)
+    validate(cfg)
+    return cfg
+
+
+def validate(cfg: OptimizeConfig) -> None:
+    for label, s in (("example", cfg.examples), ("doc", cfg.docs)):
+        if s.width < 1 or s.expand < 1 or s.depth < 0:
+            raise UserError(f"{label} search needs width >= 1, expand >= 1, depth >= 0")
+        if s.method not in ("beam", "mc"):
+            raise UserError(f"search method must be 'beam' or 'mc', got {s.method!r}")
+    if cfg.n_e < 1 or cfg.max_tries < 1:
+        raise UserError("n_e and max_tries must be at least 1")
+    if not 0.0 <= cfg.holdout < 1.0:
+        raise UserError("holdout must be in [0, 1)")
+    if not 0.0 <= cfg.drop_param_desc <= 1.0:
+        raise UserError("drop_param_desc must be in [0, 1]")
+    if cfg.task_mode not in ("function-calling", "prompting"):
+        raise UserError("task_mode must be 'function-calling' or 'prompting'")

@@ -1,0 +1,237 @@
+"""Step 2: beam search over the documentation of one tool.
+
+A child doc is proposed by the doc generator G_D: it critiques the parent doc from the task
+model's mistakes on a batch of Step-1 examples (m8), then rewrites it (m7, a JSON object with a
+description and one text per parameter). A doc's reward is the task model's accuracy on the
+batch with that doc and no demos (the doc linter's score breaks ties). Part of the examples is
+held out: the winner must not score below D0 on them, otherwise D0 is kept and the reason said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from play2prompt.examples import Example
+from play2prompt.jsonutil import derive_seed, stable_hash
+from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.scoring.checker import check_calls
+from play2prompt.search import Node, beam_search, monte_carlo_search
+from play2prompt.tools.lint import lint_score
+from play2prompt.tools.model import ToolDoc
+
+CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
+LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
+
+
+def rewrite_schema(param_names: Sequence[str]) -> dict[str, Any]:
+    params = {p: {"type": "string", "minLength": 3, "maxLength": 300} for p in param_names}
+    return object_schema({
+        "description": {"type": "string", "minLength": 10, "maxLength": 700},
+        "params": object_schema(params),
+    })
+
+
+@dataclass(frozen=True)
+class DocCandidate:
+    doc: ToolDoc
+    critique: str = ""
+
+    @property
+    def key(self) -> str:
+        return stable_hash(self.doc.to_dict())
+
+
+@dataclass
+class DocEval:
+    accuracy: float
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DocSearchOutcome:
+    doc: ToolDoc
+    changed: bool
+    reason: str
+    scores: Mapping[str, float | None]
+    history: tuple[Node[DocCandidate], ...] = ()
+    best_per_iteration: tuple[float | None, ...] = ()
+
+
+def split_examples(examples: Sequence[Example], holdout: float, seed: Any
+                   ) -> tuple[list[Example], list[Example]]:
+    """(train, held-out). With fewer than 3 examples both are the whole set."""
+    items = list(examples)
+    if len(items) < 3 or holdout <= 0:
+        return items, items
+    rng = random.Random(derive_seed(seed))
+    order = list(range(len(items)))
+    rng.shuffle(order)
+    n_hold = max(1, round(holdout * len(items)))
+    hold = [items[i] for i in sorted(order[:n_hold])]
+    train = [items[i] for i in sorted(order[n_hold:])]
+    return train, hold
+
+
+class DocSpace:
+    def __init__(self, tool: Any, engine: Any, batch: Sequence[Example]) -> None:
+        self.tool = tool
+        self.engine = engine
+        self.batch = list(batch)
+        self.evals: dict[str, DocEval] = {}
+        self.evidence = _evidence(batch)
+
+    async def evaluate(self, doc: ToolDoc, examples: Sequence[Example]) -> DocEval:
+        """The task model's accuracy on ``examples`` with ``doc`` and no demos."""
+        tool = self.tool.with_doc(doc)
+        eng = self.engine
+
+        async def one(ex: Example) -> dict[str, Any] | None:
+            attempt = await eng.prompter.attempt(eng.task_model, [tool], ex.query,
+                                                 seed=eng.config.seed,
+                                                 temperature=eng.config.task_temperature)
+            if attempt.error:
+                return {"query": ex.query, "expected": ex.invocation.to_python(),
+                        "got": attempt.raw[:300], "error": attempt.error}
+            outcome = await check_calls(list(attempt.calls), [ex.invocation], eng.runtime,
+                                        expected_outputs=[ex.observation.output])
+            if outcome.correct:
+                return None
+            return {"query": ex.query, "expected": ex.invocation.to_python(),
+                    "got": ", ".join(c.to_python() for c in attempt.calls),
+                    "error": outcome.error}
+
+        results = await asyncio.gather(*(one(ex) for ex in examples))
+        failures = [r for r in results if r is not None]
+        acc = 1.0 - len(failures) / len(examples) if examples else 0.0
+        return DocEval(acc, failures)
+
+    async def score(self, items: Sequence[DocCandidate], iteration: int) -> list[float]:
+        out = []
+        for cand, ev in zip(items, await asyncio.gather(
+                *(self.evaluate(c.doc, self.batch) for c in items))):
+            self.evals[cand.key] = ev
+            out.append(ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(cand.doc)))
+        return out
+
+    async def propose(self, parent: Node[DocCandidate] | None, count: int, iteration: int,
+                      node_ids: Sequence[str]) -> list[DocCandidate]:
+        base = parent.item.doc if parent else self.tool.doc
+        failures = self.evals[parent.item.key].failures if parent else []
+        found = await asyncio.gather(*(self._rewrite(base, failures, nid)
+                                       for nid in node_ids[:count]))
+        return [c for c in found if c is not None]
+
+    async def _rewrite(self, base: ToolDoc, failures: list[dict[str, Any]],
+                       node_id: str) -> DocCandidate | None:
+        eng = self.engine
+        rendered = base.render(self.tool.name, self.tool.parameters)
+        lines = [f"- Request: {f['query']}\n  Expected: {f['expected']}\n  Got: {f['got']} "
+                 f"({f['error']})" for f in failures[:6]]
+        failure_text = "\n".join(lines) or "(no mistakes on this batch; make the doc clearer)"
+        (c,), _ = await chat_json(
+            eng.doc_generator, eng.prompts.render("m8", doc=rendered, failures=failure_text),
+            CRITIQUE_SCHEMA, role="generator", seed=derive_seed(node_id, "m8"),
+            temperature=eng.config.temperature, max_tokens=350)
+        critique = str(c["critique"]).strip() if c else ""
+        names = list(self.tool.properties)
+        (d,), _ = await chat_json(
+            eng.doc_generator, eng.prompts.render("m7", doc=rendered, evidence=self.evidence,
+                                                  critique=critique or "(none)"),
+            rewrite_schema(names), role="generator", seed=derive_seed(node_id, "m7"),
+            temperature=eng.config.temperature, max_tokens=700)
+        if not d:
+            return None
+        doc = ToolDoc(str(d["description"]).strip(),
+                      {n: str(d["params"].get(n, base.params.get(n, ""))).strip() for n in names})
+        return DocCandidate(doc, critique)
+
+
+def _evidence(examples: Sequence[Example], limit: int = 5) -> str:
+    lines = []
+    for ex in examples[:limit]:
+        lines.append(f"- {ex.invocation.to_python()} -> {ex.observation.render(200)}")
+    return "\n".join(lines) or "(none)"
+
+
+async def search_doc(tool: Any, engine: Any, examples: Sequence[Example]) -> DocSearchOutcome:
+    """Run Step 2 for ``tool`` on its Step-1 ``examples``."""
+    cfg = engine.config
+    d0 = tool.doc
+    if len(examples) < cfg.min_examples_for_docs:
+        return DocSearchOutcome(d0, False, f"kept D0: only {len(examples)} usable example(s)",
+                                {})
+    train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
+    space = DocSpace(tool, engine, train[: cfg.doc_batch])
+    settings = cfg.docs
+
+    def on_iteration(iteration: int, new: list[Node[DocCandidate]],
+                     kept: list[Node[DocCandidate]]) -> None:
+        kept_ids = {n.id for n in kept}
+        for node in new:
+            engine.store.put_candidate(
+                f"doc-{tool.name}-{node.id}", tool=tool.name, stage="doc", iteration=iteration,
+                parent=f"doc-{tool.name}-{node.parent}" if node.parent else None,
+                state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
+                payload={"doc": node.item.doc.to_dict(), "critique": node.item.critique,
+                         "accuracy": space.evals[node.item.key].accuracy,
+                         "failures": space.evals[node.item.key].failures[:5]})
+        engine.reporter.advance(tool.name, len(new) or 1)
+
+    if settings.method == "mc":
+        root = Node("root", DocCandidate(d0), 0.0, 0)
+        d0_score = (await space.score([root.item], 0))[0]
+        mc = await monte_carlo_search(_ChildrenOf(space, root), width=settings.width,
+                                      budget=settings.budget(), on_iteration=on_iteration)
+        history = [Node(root.id, root.item, d0_score, 0)] + mc.history
+        best_per_iteration: tuple[float | None, ...] = (d0_score,) + tuple(
+            mc.best_reward_per_iteration())
+    else:
+        result = await beam_search(space, width=settings.width, expand=settings.expand,
+                                   depth=settings.depth, initial_items=[DocCandidate(d0)],
+                                   on_iteration=on_iteration)
+        history = result.history
+        best_per_iteration = tuple(result.best_reward_per_iteration())
+    return await _choose(space, tool, d0, history, hold, best_per_iteration)
+
+
+class _ChildrenOf:
+    """Monte Carlo over docs: every sample is an independent rewrite of D0."""
+
+    def __init__(self, space: DocSpace, root: Node[DocCandidate]) -> None:
+        self.space, self.root = space, root
+
+    async def propose(self, parent: Any, count: int, iteration: int,
+                      node_ids: Sequence[str]) -> list[DocCandidate]:
+        return await self.space.propose(self.root, count, iteration, node_ids)
+
+    async def score(self, items: Sequence[DocCandidate], iteration: int) -> list[float]:
+        return await self.space.score(items, iteration)
+
+
+async def _choose(space: DocSpace, tool: Any, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
+                  hold: Sequence[Example], best_per_iteration: tuple[float | None, ...]
+                  ) -> DocSearchOutcome:
+    d0_key = DocCandidate(d0).key
+    best = sorted(history, key=lambda n: -n.reward)[0]
+    d0_train = space.evals[d0_key].accuracy
+    best_train = space.evals[best.item.key].accuracy
+    scores: dict[str, float | None] = {"d0_train": d0_train, "best_train": best_train}
+    if best.item.key == d0_key:
+        scores.update(d0_holdout=None, best_holdout=None)
+        return DocSearchOutcome(d0, False, "kept D0: no rewrite scored higher", scores,
+                                tuple(history), best_per_iteration)
+    d0_hold, best_hold = await asyncio.gather(space.evaluate(d0, hold),
+                                              space.evaluate(best.item.doc, hold))
+    scores.update(d0_holdout=d0_hold.accuracy, best_holdout=best_hold.accuracy)
+    if best_hold.accuracy < d0_hold.accuracy:
+        reason = (f"kept D0: the best rewrite scored {best_hold.accuracy:.2f} on held-out "
+                  f"examples, below D0's {d0_hold.accuracy:.2f}")
+        return DocSearchOutcome(d0, False, reason, scores, tuple(history), best_per_iteration)
+    reason = (f"rewrite: batch accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
+              f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f}")
+    return DocSearchOutcome(best.item.doc, True, reason, scores, tuple(history),
+                            best_per_iteration)

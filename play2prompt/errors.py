@@ -1,0 +1,38 @@
+"""Errors a user can act on.
+
+Every error that is the user's doing (a bad file, an unknown tool, an endpoint that is down,
+a missing key) is a :class:`UserError`; the CLI prints its message on one line and exits 2.
+"""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake in the user's input or environment; shown as one line, exit code 2."""
+
+    exit_code = 2
+
+
+class ToolsFileError(UserError):
+    """A tools.json (or module) that cannot be loaded."""
+
+
+class LMError(UserError):
+    """A language-model backend failed after its retries (unreachable, bad key, bad spec)."""
+
+
+class MissingExtraError(UserError):
+    """An optional dependency is needed for the chosen feature."""
+
+
+def require(module: str, extra: str, feature: str | None = None):
+    """Import an optional dependency or fail with a message naming the extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        what = feature or module
+        raise MissingExtraError(
+            f"{what} needs the optional dependency '{module}': pip install 'play2prompt[{extra}]'"
+        ) from exc

@@ -1,0 +1,105 @@
+"""Function calling for backends without it: tools become a JSON schema to decode against.
+
+The request's tools are described in a system message (as a chat template would) and the
+answer is constrained to ``{"name": <one of the tools>, "arguments": <its parameters>}`` (or a
+list of those under ``"calls"`` when parallel calls are allowed). The parsed result comes back
+as native-looking :class:`ToolCall`s.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from play2prompt.jsonutil import extract_json
+from play2prompt.lm._base import ChatRequest, Choice, ToolCall
+
+_GRAMMAR_UNSAFE = ("format", "pattern", "default", "examples", "description", "title")
+
+
+def grammar_safe(schema: Any) -> Any:
+    """A copy of a parameter schema without keywords grammar converters choke on."""
+    if isinstance(schema, list):
+        return [grammar_safe(v) for v in schema]
+    if not isinstance(schema, Mapping):
+        return copy.deepcopy(schema)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "patternProperties", "$defs", "definitions"):
+            out[key] = ({name: grammar_safe(sub) for name, sub in value.items()}
+                        if isinstance(value, Mapping) else value)
+        elif key in ("enum", "const", "required"):
+            out[key] = copy.deepcopy(value)
+        elif key not in _GRAMMAR_UNSAFE:
+            out[key] = grammar_safe(value)
+    return out
+
+
+def _fn(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    return tool.get("function", tool)
+
+
+def call_schema(tools: Sequence[Mapping[str, Any]], parallel: bool = False) -> dict[str, Any]:
+    options = []
+    for tool in tools:
+        fn = _fn(tool)
+        params = grammar_safe(fn.get("parameters") or {"type": "object", "properties": {}})
+        params.setdefault("type", "object")
+        options.append({
+            "type": "object",
+            "properties": {"name": {"const": fn["name"]}, "arguments": params},
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        })
+    one = options[0] if len(options) == 1 else {"anyOf": options}
+    if not parallel:
+        return one
+    return {
+        "type": "object",
+        "properties": {"calls": {"type": "array", "items": one, "minItems": 1}},
+        "required": ["calls"],
+        "additionalProperties": False,
+    }
+
+
+def tools_system_text(tools: Sequence[Mapping[str, Any]], parallel: bool = False) -> str:
+    specs = json.dumps([_fn(t) for t in tools], ensure_ascii=False)
+    shape = ('{"calls": [{"name": ..., "arguments": {...}}, ...]}' if parallel
+             else '{"name": ..., "arguments": {...}}')
+    return (f"You can call these functions:\n{specs}\n"
+            f"Answer with the function call(s) as JSON: {shape}")
+
+
+def emulate(request: ChatRequest) -> ChatRequest:
+    """Turn a function-calling request into a JSON-schema-constrained one."""
+    assert request.tools
+    messages = list(request.messages)
+    note = {"role": "system", "content": tools_system_text(request.tools,
+                                                           request.parallel_tool_calls)}
+    if messages and messages[0].get("role") == "system":
+        first = dict(messages[0])
+        first["content"] = f"{first.get('content', '')}\n\n{note['content']}"
+        messages[0] = first
+    else:
+        messages.insert(0, note)
+    return replace(request, messages=tuple(messages), tools=None,
+                   json_schema=call_schema(request.tools, request.parallel_tool_calls))
+
+
+def parse_emulated(text: str) -> Choice:
+    """The emulated answer as a Choice with tool calls (none when it does not parse)."""
+    try:
+        value = extract_json(text)
+    except ValueError:
+        return Choice(text, (), "stop")
+    items = value.get("calls") if isinstance(value, Mapping) and "calls" in value else value
+    items = items if isinstance(items, list) else [items]
+    calls = tuple(
+        ToolCall(str(item["name"]), item.get("arguments") or {})
+        for item in items
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str)
+    )
+    return Choice(text, calls, "tool_calls" if calls else "stop")

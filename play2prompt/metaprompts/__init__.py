@@ -1,0 +1,85 @@
+"""Meta-prompts m1..m8 and the task-model prompts, one template file each.
+
+A file has a ``[system]`` part and a ``[user]`` part; ``$name`` placeholders are filled with
+:class:`string.Template` (so JSON braces need no escaping). The shared part of a prompt
+(instructions and documentation) comes first, in the system message, so servers with prefix
+caching reuse it. Users can point ``MetaPrompts(folder)`` at their own folder: a file there
+replaces the built-in one of the same name.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from play2prompt.errors import UserError
+
+NAMES = {
+    "m1": "m1_invocation",   # G_E writes a call from the doc
+    "m2": "m2_judge",        # G_E judges the executed output (err_code 0 / -1)
+    "m3": "m3_query",        # G_E writes a user query for a valid call
+    "m4": "m4_answer",       # G_E writes the answer from the real output
+    "m5": "m5_grade",        # G_E grades the example 1-3 (R_q)
+    "m6": "m6_reflect",      # G_E reflects to improve the next query
+    "m7": "m7_rewrite",      # G_D rewrites the doc
+    "m8": "m8_critique",     # G_D critiques the doc from the task model's errors
+}
+
+
+class MetaPrompts:
+    def __init__(self, folder: str | Path | None = None) -> None:
+        self.folder = Path(folder) if folder else None
+        if self.folder is not None and not self.folder.is_dir():
+            raise UserError(f"meta-prompt folder not found: {self.folder}")
+        self._cache: dict[str, tuple[str, str]] = {}
+
+    def _load(self, name: str) -> tuple[str, str]:
+        name = NAMES.get(name, name)
+        if name not in self._cache:
+            text = None
+            if self.folder is not None and (self.folder / f"{name}.txt").is_file():
+                text = (self.folder / f"{name}.txt").read_text(encoding="utf-8")
+            if text is None:
+                try:
+                    text = resources.files(__package__).joinpath(f"{name}.txt").read_text(
+                        encoding="utf-8")
+                except FileNotFoundError as exc:
+                    raise UserError(f"unknown meta-prompt {name!r}") from exc
+            self._cache[name] = _split(text, name)
+        return self._cache[name]
+
+    def render(self, name: str, **values: Any) -> list[dict[str, str]]:
+        """The chat messages of template ``name`` with ``values`` filled in."""
+        system, user = self._load(name)
+        fill = {k: "" if v is None else str(v) for k, v in values.items()}
+        messages = []
+        sys_text = _fill(system, fill, name).strip()
+        if sys_text:
+            messages.append({"role": "system", "content": sys_text})
+        messages.append({"role": "user", "content": _fill(user, fill, name).strip()})
+        return messages
+
+
+def _split(text: str, name: str) -> tuple[str, str]:
+    if "[user]" not in text:
+        raise UserError(f"meta-prompt {name!r} has no [user] section")
+    head, user = text.split("[user]", 1)
+    system = head.split("[system]", 1)[1] if "[system]" in head else head
+    return system, user
+
+
+def _fill(template: str, values: Mapping[str, str], name: str) -> str:
+    try:
+        text = string.Template(template).substitute(values)
+    except KeyError as exc:
+        raise UserError(f"meta-prompt {name!r} needs a value for ${exc.args[0]}") from exc
+    # Drop lines left empty by optional blocks, keep paragraph breaks.
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    out: list[str] = []
+    for ln in lines:
+        if ln or (out and out[-1]):
+            out.append(ln)
+    return "\n".join(out)

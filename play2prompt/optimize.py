@@ -1,0 +1,225 @@
+"""The library entry point: ``optimize()`` runs Step 1 and Step 2 for every tool.
+
+Tools are optimized concurrently (the LMs bound the requests in flight). Every LLM call, tool
+execution and candidate goes to the run store; a tool whose result is stored is not redone, and
+a resumed run replays its logged calls for free, so a killed run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from play2prompt.config import OptimizeConfig, preset
+from play2prompt.docs import search_doc
+from play2prompt.examples import distinct_examples, search_examples, select_demos
+from play2prompt.inference import TaskPrompter
+from play2prompt.lm._base import LM
+from play2prompt.lm.registry import LMPool
+from play2prompt.metaprompts import MetaPrompts
+from play2prompt.progress import NullReporter, Reporter
+from play2prompt.results import RunResult, ToolResult
+from play2prompt.store.db import RunStore
+from play2prompt.store.runs import create_run, open_run
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.loading import parse_tools
+from play2prompt.tools.model import Tool
+from play2prompt.tools.runtime import ToolRuntime
+from play2prompt.tools.transform import drop_param_descriptions
+
+
+@dataclass
+class Engine:
+    """Everything the steps need, passed explicitly."""
+
+    generator: Any
+    task_model: Any
+    doc_generator: Any
+    runtime: ToolRuntime
+    store: RunStore
+    config: OptimizeConfig
+    prompts: MetaPrompts
+    prompter: TaskPrompter
+    reporter: Reporter
+    llm_grading: bool
+
+    def for_tool(self, name: str) -> Engine:
+        """A view whose LM calls are tagged with the tool's name (per-tool accounting)."""
+        return replace(self, generator=_tag(self.generator, name),
+                       task_model=_tag(self.task_model, name),
+                       doc_generator=_tag(self.doc_generator, name))
+
+
+def _tag(lm: Any, name: str) -> Any:
+    inner = getattr(lm, "inner", lm)
+    return inner.tagged(name)
+
+
+def auto_llm_grading(generator: LM, setting: bool | None) -> bool:
+    """The LLM grades (m2, m5) only when the generator can: not the 135M embedded model."""
+    if setting is not None:
+        return setting
+    return not getattr(generator, "model_id", "").startswith(("embedded", "fake"))
+
+
+def tool_budget(config: OptimizeConfig) -> int:
+    return config.examples.budget() + config.docs.budget()
+
+
+async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
+    stored = engine.store.get_result(tool.name)
+    if stored is not None:
+        engine.reporter.done(tool.name, "done (from store)")
+        return ToolResult.from_dict(stored)
+    eng = engine.for_tool(tool.name)
+    cfg = eng.config
+    eng.reporter.start(tool.name, tool_budget(cfg))
+    search, space = await search_examples(tool, eng)
+    history = search.history
+    demos = select_demos(history, cfg.demos_per_tool)
+    examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
+    if cfg.optimize_docs:
+        outcome = await search_doc(tool, eng, examples)
+        doc, changed, reason, scores = outcome.doc, outcome.changed, outcome.reason, outcome.scores
+        doc_curve = list(outcome.best_per_iteration)
+    else:
+        doc, changed, reason, scores, doc_curve = tool.doc, False, "doc search off", {}, []
+    attempts = [a for p in space.plays for a in p.attempts]
+    tag_stats = eng.store.samples_by_tag().get(tool.name, {})
+    stats = {
+        "play_attempts": len(attempts),
+        "valid_invocations": sum(1 for p in space.plays if p.ok),
+        "invocation_success_rate": (sum(1 for a in attempts if a.verdict == 0) / len(attempts)
+                                    if attempts else 0.0),
+        "examples": len(history),
+        "verified_examples": sum(1 for n in history if n.item.verified),
+        "demos": len(demos),
+        "verified_demos": sum(1 for d in demos if d.verified),
+        "best_reward": search.best.reward if search.best else None,
+        "best_reward_per_iteration": search.best_reward_per_iteration(),
+        "doc_score_per_iteration": doc_curve,
+        "llm_samples": tag_stats.get("samples", 0),
+        "prompt_tokens": tag_stats.get("prompt_tokens", 0),
+        "completion_tokens": tag_stats.get("completion_tokens", 0),
+    }
+    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos), changed, reason,
+                        dict(scores), stats)
+    eng.store.put_result(tool.name, result.to_dict())
+    eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, {len(demos)} demos")
+    return result
+
+
+async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:
+    results = await asyncio.gather(*(optimize_tool(t, engine) for t in tools))
+    return {r.name: r for r in results}
+
+
+def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,
+                 generator: LM, task_model: LM, doc_generator: LM | None = None,
+                 metaprompts_dir: str | Path | None = None, reporter: Reporter | None = None,
+                 base_dir: Path | None = None, exec_ctx: ExecContext | None = None) -> Engine:
+    ctx = exec_ctx or ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
+                                  default_timeout=config.tool_timeout)
+    runtime = ToolRuntime(tools, ctx, store)
+    prompts = MetaPrompts(metaprompts_dir)
+    return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
+                  prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
+                  auto_llm_grading(generator, config.llm_grading))
+
+
+def optimize(
+    tools: Sequence[Tool] | None = None,
+    *,
+    generator: str | LM = "embedded",
+    task_model: str | LM | None = None,
+    doc_generator: str | LM | None = None,
+    config: OptimizeConfig | None = None,
+    runs_dir: Path | None = None,
+    run_id: str | None = None,
+    resume: str | None = None,
+    label: str = "run",
+    base_dir: Path | None = None,
+    metaprompts_dir: str | Path | None = None,
+    reporter: Reporter | None = None,
+    exec_ctx: ExecContext | None = None,
+) -> RunResult:
+    """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``."""
+    if resume:
+        store = open_run(resume, runs_dir)
+        meta = store.all_meta()
+        config = OptimizeConfig.from_dict(meta["config"])
+        tools = parse_tools(meta["tools"], source=f"run {resume}")
+        specs = meta.get("models", {})
+        generator = specs.get("generator", generator) if isinstance(generator, str) else generator
+        task_model = specs.get("task_model", task_model) if task_model is None or isinstance(
+            task_model, str) else task_model
+        base_dir = Path(meta.get("base_dir") or base_dir or Path.cwd())
+    else:
+        if not tools:
+            raise ValueError("optimize() needs tools or resume=")
+        config = config or preset("default")
+        store = create_run(runs_dir, label, run_id)
+        tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
+    pool = LMPool(log=store, **({"max_concurrency": config.max_concurrency}
+                                if config.max_concurrency else {}))
+    gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
+        generator)
+    task = _resolve(pool, task_model, gen)
+    docgen = _resolve(pool, doc_generator, gen)
+    if not resume:
+        store.set_meta("config", config.to_dict())
+        store.set_meta("tools", {"tools": [t.to_dict() for t in tools]})
+        store.set_meta("models", {"generator": gen.model_id if isinstance(generator, LM)
+                                  else generator, "task_model": task.model_id})
+        store.set_meta("base_dir", str(Path(base_dir or Path.cwd()).resolve()))
+    store.set_meta("status", "running")
+    engine = build_engine(tools, store, config, generator=gen, task_model=task,
+                          doc_generator=docgen, metaprompts_dir=metaprompts_dir,
+                          reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
+    start = time.perf_counter()
+    try:
+        results = asyncio.run(optimize_tools(tools, engine))
+    finally:
+        engine.runtime.close()
+    wall = time.perf_counter() - start
+    stats = run_stats(store, pool, wall, engine.runtime)
+    store.set_meta("status", "done")
+    store.set_meta("last_stats", stats)
+    result = RunResult(store.get_meta("run_id"), store.run_dir, results, config.to_dict(), stats)
+    result.write()
+    pool.close()
+    return result
+
+
+def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
+    if spec is None:
+        return default
+    if isinstance(spec, LM):
+        return pool.add(spec.model_id, spec)
+    return pool.get(spec)
+
+
+def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime) -> dict[str, Any]:
+    """This session's cost (backend calls, tokens, cache hits) and the run's logged totals."""
+    session = {"llm_calls": 0, "llm_samples": 0, "cache_hits": 0, "dedup_hits": 0,
+               "prompt_tokens": 0, "completion_tokens": 0, "failures": 0}
+    for lm in pool.all():
+        s = lm.stats
+        session["llm_calls"] += s.calls
+        session["llm_samples"] += s.samples
+        session["cache_hits"] += s.cache_hits
+        session["dedup_hits"] += s.dedup_hits
+        session["prompt_tokens"] += s.prompt_tokens
+        session["completion_tokens"] += s.completion_tokens
+        session["failures"] += s.failures
+    return {
+        "wall_s": round(wall, 2),
+        "session": session,
+        "logged": store.call_stats()["total"],
+        "tool_executions": runtime.executions,
+        "tool_execution_cache_hits": runtime.cache_hits,
+    }

@@ -1,0 +1,234 @@
+"""The run store: one SQLite database per run (``runs/<run-id>/run.db``).
+
+It holds the run's config, every LLM call (the call log doubles as the cache: a sample already
+logged is never requested again), every tool execution, every search candidate with its reward,
+parent, iteration and state, and the final prompts. Writes commit immediately (WAL mode), so a
+run killed at any point resumes from what was written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from play2prompt.lm._base import ChatRequest, Choice, Usage
+from play2prompt.store.migrations import MIGRATIONS
+from play2prompt.tools.model import Invocation, Observation
+
+DB_NAME = "run.db"
+
+
+class RunStore:
+    """A run's database. Thread-safe; pass it explicitly to whatever needs it."""
+
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        if read_only:
+            uri = f"file:{self.path}?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False,
+                                         isolation_level=None, timeout=30)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        if not read_only:
+            self.migrate()
+
+    @property
+    def run_dir(self) -> Path:
+        return self.path.parent
+
+    # -- schema ------------------------------------------------------------------------------
+    def migrate(self) -> list[str]:
+        with self._lock:
+            self._conn.execute("CREATE TABLE IF NOT EXISTS migrations "
+                               "(name TEXT PRIMARY KEY, applied REAL NOT NULL)")
+            done = {r[0] for r in self._conn.execute("SELECT name FROM migrations")}
+            applied = []
+            for name, sql in MIGRATIONS:
+                if name in done:
+                    continue
+                self._conn.executescript(f"BEGIN; {sql}; COMMIT;")
+                self._conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
+                applied.append(name)
+            return applied
+
+    def applied_migrations(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT name FROM migrations ORDER BY name")]
+
+    # -- low level ---------------------------------------------------------------------------
+    def _exec(self, sql: str, params: tuple = ()) -> None:
+        with self._lock:
+            self._conn.execute(sql, params)
+
+    def _query(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return list(self._conn.execute(sql, params))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- meta / config -----------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self._exec("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    def all_meta(self) -> dict[str, Any]:
+        return {r[0]: json.loads(r[1]) for r in self._query("SELECT key, value FROM meta")}
+
+    # -- the LLM call log (implements lm._base.CallLog) --------------------------------------
+    def get_sample(self, key: str) -> Choice | None:
+        rows = self._query("SELECT response FROM llm_calls WHERE key = ? AND status = 'ok'",
+                           (key,))
+        return Choice.from_dict(json.loads(rows[0][0])) if rows else None
+
+    def put_sample(self, key: str, *, model: str, role: str, index: int, request: ChatRequest,
+                   choice: Choice, usage: Usage, latency_s: float) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (key, model, role or "-", request.tag, index, json.dumps(request.key_payload()),
+             json.dumps(choice.to_dict()), "ok", None, usage.prompt_tokens,
+             usage.completion_tokens, latency_s, time.time()),
+        )
+
+    def put_failure(self, key: str, *, model: str, role: str, request: ChatRequest,
+                    error: str) -> None:
+        self._exec(
+            "INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (key, model, role or "-", request.tag, 0, json.dumps(request.key_payload()), None,
+             "error", error, 0, 0, 0.0, time.time()),
+        )
+
+    def call_stats(self) -> dict[str, Any]:
+        rows = self._query(
+            "SELECT role, status, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), "
+            "SUM(latency_s) FROM llm_calls GROUP BY role, status")
+        by_role: dict[str, dict[str, Any]] = {}
+        total = {"samples": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                 "latency_s": 0.0}
+        for role, status, count, ptok, ctok, lat in rows:
+            entry = by_role.setdefault(role, {"samples": 0, "failed": 0, "prompt_tokens": 0,
+                                              "completion_tokens": 0})
+            if status == "ok":
+                entry["samples"] += count
+                entry["prompt_tokens"] += ptok or 0
+                entry["completion_tokens"] += ctok or 0
+                total["samples"] += count
+                total["prompt_tokens"] += ptok or 0
+                total["completion_tokens"] += ctok or 0
+                total["latency_s"] += lat or 0.0
+            else:
+                entry["failed"] += count
+                total["failed"] += count
+        return {"total": total, "by_role": by_role}
+
+    def samples_by_tag(self) -> dict[str, dict[str, int]]:
+        rows = self._query(
+            "SELECT tag, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens) FROM llm_calls "
+            "WHERE status = 'ok' GROUP BY tag")
+        return {r[0]: {"samples": r[1], "prompt_tokens": r[2] or 0,
+                       "completion_tokens": r[3] or 0} for r in rows}
+
+    # -- tool executions ---------------------------------------------------------------------
+    def get_execution(self, key: str) -> Observation | None:
+        rows = self._query("SELECT observation FROM executions WHERE key = ?", (key,))
+        return Observation.from_dict(json.loads(rows[0][0])) if rows else None
+
+    def put_execution(self, key: str, invocation: Invocation, obs: Observation) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO executions VALUES (?,?,?,?,?,?)",
+            (key, invocation.name, json.dumps(invocation.to_dict()["arguments"]),
+             json.dumps(obs.to_dict()), int(obs.ok), time.time()),
+        )
+
+    def execution_stats(self) -> dict[str, dict[str, int]]:
+        rows = self._query("SELECT tool, SUM(ok), COUNT(*) FROM executions GROUP BY tool")
+        return {r[0]: {"ok": r[1] or 0, "total": r[2]} for r in rows}
+
+    # -- search candidates -------------------------------------------------------------------
+    def put_candidate(self, cid: str, *, tool: str, stage: str, iteration: int,
+                      parent: str | None, state: str, reward: float | None,
+                      payload: Mapping[str, Any]) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO candidates VALUES (?,?,?,?,?,?,?,?,?)",
+            (cid, tool, stage, iteration, parent, state, reward,
+             json.dumps(payload, default=str), time.time()),
+        )
+
+    def set_candidate_state(self, cid: str, state: str) -> None:
+        self._exec("UPDATE candidates SET state = ? WHERE id = ?", (state, cid))
+
+    def candidates(self, tool: str | None = None, stage: str | None = None) -> list[dict]:
+        sql, params = "SELECT * FROM candidates WHERE 1=1", []
+        if tool is not None:
+            sql += " AND tool = ?"
+            params.append(tool)
+        if stage is not None:
+            sql += " AND stage = ?"
+            params.append(stage)
+        sql += " ORDER BY iteration, rowid"
+        out = []
+        for r in self._query(sql, tuple(params)):
+            row = dict(r)
+            row["payload"] = json.loads(row["payload"])
+            out.append(row)
+        return out
+
+    # -- final results -----------------------------------------------------------------------
+    def put_result(self, tool: str, result: Mapping[str, Any]) -> None:
+        self._exec("INSERT OR REPLACE INTO results VALUES (?,?,?)",
+                   (tool, json.dumps(result, default=str), time.time()))
+
+    def get_result(self, tool: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT result FROM results WHERE tool = ?", (tool,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def results(self) -> dict[str, dict[str, Any]]:
+        rows = self._query("SELECT tool, result FROM results ORDER BY rowid")
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    # -- evaluations -------------------------------------------------------------------------
+    def put_eval(self, eval_id: str, name: str, config: Mapping[str, Any],
+                 summary: Mapping[str, Any]) -> None:
+        self._exec("INSERT OR REPLACE INTO evals VALUES (?,?,?,?,?)",
+                   (eval_id, name, json.dumps(config, default=str),
+                    json.dumps(summary, default=str), time.time()))
+
+    def put_eval_item(self, eval_id: str, item_id: str, record: Mapping[str, Any]) -> None:
+        self._exec("INSERT OR REPLACE INTO eval_items VALUES (?,?,?)",
+                   (eval_id, item_id, json.dumps(record, default=str)))
+
+    def get_eval_item(self, eval_id: str, item_id: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT record FROM eval_items WHERE eval_id = ? AND item_id = ?",
+                           (eval_id, item_id))
+        return json.loads(rows[0][0]) if rows else None
+
+    def evals(self) -> list[dict[str, Any]]:
+        rows = self._query("SELECT * FROM evals ORDER BY created")
+        return [{**dict(r), "config": json.loads(r["config"]), "summary": json.loads(r["summary"])}
+                for r in rows]

@@ -1,0 +1,70 @@
+"""Named schema migrations of the run store, applied in order and recorded by name."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("0001_initial", """
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE llm_calls (
+        key TEXT PRIMARY KEY,            -- hash of (model, request, sample index)
+        model TEXT NOT NULL,
+        role TEXT NOT NULL,
+        tag TEXT NOT NULL DEFAULT '',    -- what the call was for (the tool being optimized)
+        sample_index INTEGER NOT NULL,
+        request TEXT NOT NULL,           -- JSON
+        response TEXT,                   -- JSON Choice; NULL when failed
+        status TEXT NOT NULL,            -- ok | error
+        error TEXT,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        latency_s REAL NOT NULL DEFAULT 0,
+        created REAL NOT NULL
+    );
+    CREATE INDEX llm_calls_role ON llm_calls(role);
+    CREATE INDEX llm_calls_tag ON llm_calls(tag);
+    CREATE TABLE executions (
+        key TEXT PRIMARY KEY,            -- canonical invocation
+        tool TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        observation TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE INDEX executions_tool ON executions(tool);
+    CREATE TABLE candidates (
+        id TEXT PRIMARY KEY,
+        tool TEXT NOT NULL,
+        stage TEXT NOT NULL,             -- play | example | doc
+        iteration INTEGER NOT NULL,
+        parent TEXT,
+        state TEXT NOT NULL,             -- proposed | kept | dropped | final | invalid
+        reward REAL,
+        payload TEXT NOT NULL,           -- JSON
+        created REAL NOT NULL
+    );
+    CREATE INDEX candidates_tool ON candidates(tool, stage);
+    CREATE TABLE results (
+        tool TEXT PRIMARY KEY,
+        result TEXT NOT NULL,            -- JSON ToolResult
+        created REAL NOT NULL
+    );
+    """),
+    ("0002_evals", """
+    CREATE TABLE evals (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        config TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE TABLE eval_items (
+        eval_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (eval_id, item_id)
+    );
+    """),
+]

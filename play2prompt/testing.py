@@ -1,0 +1,144 @@
+"""A scripted fake LM for tests and benchmarks (no network, no model).
+
+``FakeLM`` answers from, in order: substring rules (the first rule whose substring occurs in the
+prompt), a queue of scripted replies, a ``default`` reply, and (with ``fill_schema=True``) a
+schema-valid value made up from the request's JSON schema or tools. It honours ``n`` (each
+sample is resolved independently), records every request, and can sleep ``latency`` seconds per
+call to stand in for a real endpoint.
+
+A reply is a string, a dict/list (sent as JSON), a :class:`Choice`, a :func:`tool_call` or a
+callable ``(request, sample_index) -> reply``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from play2prompt.errors import LMError
+from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, ToolCall, Usage
+
+Reply = Any
+
+
+def tool_call(name: str, arguments: Mapping[str, Any] | None = None) -> Choice:
+    """A reply that is a native function call."""
+    return Choice("", (ToolCall(name, dict(arguments or {})),), "tool_calls")
+
+
+def prompt_text(request: ChatRequest) -> str:
+    return "\n".join(str(m.get("content") or "") for m in request.messages)
+
+
+class FakeLM(LM):
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        rules: Mapping[str, Reply] | Sequence[tuple[str, Reply]] = (),
+        default: Reply = None,
+        fill_schema: bool = False,
+        latency: float = 0.0,
+        model_id: str = "fake",
+        supports_n: bool = True,
+        supports_tools: bool = True,
+        max_concurrency: int = 64,
+    ) -> None:
+        super().__init__()
+        self.queue: deque[Reply] = deque(replies)
+        self.rules: list[tuple[str, Reply]] = list(
+            rules.items() if isinstance(rules, Mapping) else rules
+        )
+        self.default = default
+        self.fill_schema = fill_schema
+        self.latency = latency
+        self.model_id = model_id
+        self.supports_n = supports_n
+        self.supports_tools = supports_tools
+        self.max_concurrency = max_concurrency
+        self.max_retries = 0
+        self.requests: list[ChatRequest] = []
+
+    def add_rule(self, substring: str, reply: Reply) -> None:
+        self.rules.append((substring, reply))
+
+    async def _generate(self, request: ChatRequest) -> Generation:
+        self.requests.append(request)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        choices = tuple(self._resolve(request, i) for i in range(request.n))
+        prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in request.messages)
+        completion = sum(len(c.text.split()) + 4 * len(c.tool_calls) for c in choices)
+        return Generation(choices, Usage(prompt_tokens, completion))
+
+    def _resolve(self, request: ChatRequest, index: int) -> Choice:
+        text = prompt_text(request)
+        for substring, reply in self.rules:
+            if substring in text:
+                return _as_choice(reply, request, index)
+        if self.queue:
+            return _as_choice(self.queue.popleft(), request, index)
+        if self.default is not None:
+            return _as_choice(self.default, request, index)
+        if self.fill_schema:
+            return _filled(request, index)
+        raise LMError(f"FakeLM: no scripted reply for prompt ending {text[-120:]!r}")
+
+
+def _as_choice(reply: Reply, request: ChatRequest, index: int) -> Choice:
+    if callable(reply) and not isinstance(reply, Choice):
+        reply = reply(request, index)
+    if isinstance(reply, Choice):
+        return reply
+    if isinstance(reply, (dict, list)):
+        return Choice(json.dumps(reply), (), "stop")
+    return Choice(str(reply), (), "stop")
+
+
+def _filled(request: ChatRequest, index: int) -> Choice:
+    rng = random.Random(request.sample_seed(index))
+    if request.tools and request.json_schema is None:
+        fn = request.tools[0].get("function", request.tools[0])
+        args = sample_from_schema(fn.get("parameters") or {}, rng)
+        return Choice("", (ToolCall(fn["name"], args),), "tool_calls")
+    schema = request.json_schema or {"type": "string"}
+    return Choice(json.dumps(sample_from_schema(schema, rng)), (), "stop")
+
+
+def sample_from_schema(schema: Mapping[str, Any], rng: random.Random, depth: int = 0) -> Any:
+    """A made-up value that satisfies the common subset of JSON Schema."""
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return rng.choice(list(schema["enum"]))
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return sample_from_schema(rng.choice(list(schema[key])), rng, depth + 1)
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        kind = kind[0]
+    if kind == "object" or "properties" in schema:
+        props: Mapping[str, Any] = schema.get("properties", {}) or {}
+        required = set(schema.get("required", props) or [])
+        return {k: sample_from_schema(v, rng, depth + 1) for k, v in props.items()
+                if k in required or depth == 0}
+    if kind == "array":
+        items = schema.get("items", {"type": "string"})
+        count = max(int(schema.get("minItems", 1)), 1)
+        return [sample_from_schema(items, rng, depth + 1) for _ in range(count)]
+    if kind == "integer":
+        return rng.randint(int(schema.get("minimum", 1)), int(schema.get("maximum", 20)))
+    if kind == "number":
+        low, high = float(schema.get("minimum", 1)), float(schema.get("maximum", 20))
+        return round(rng.uniform(low, high), 2)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    return rng.choice(["alpha", "beta", "gamma", "delta"]) + str(rng.randint(1, 9))
+
+
+ReplyFn = Callable[[ChatRequest, int], Reply]

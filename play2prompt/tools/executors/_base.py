@@ -1,0 +1,129 @@
+"""The executor interface and registry.
+
+An executor runs one tool. A backend implements ``_call(arguments, timeout)`` and returns the
+tool's output or raises; the base turns every outcome (output, exception, timeout, crash) into an
+:class:`~play2prompt.tools.model.Observation`, so executing a tool never crashes a run.
+
+Executors are chosen by the key of the tool's executor spec (``{"python": ...}``,
+``{"http": ...}``, ...). Third-party executors register under the entry-point group
+``play2prompt.executors``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from play2prompt.errors import ToolsFileError
+from play2prompt.tools.model import Observation, Tool
+
+ENTRY_POINT_GROUP = "play2prompt.executors"
+
+BUILTIN_EXECUTORS: dict[str, str] = {
+    "python": "play2prompt.tools.executors.python:PythonExecutor",
+    "http": "play2prompt.tools.executors.http:HttpExecutor",
+    "sqlite": "play2prompt.tools.executors.sqlite:SqliteExecutor",
+    "mcp": "play2prompt.tools.executors.mcp:McpExecutor",
+    "simulated": "play2prompt.tools.executors.simulated:SimulatedExecutor",
+    "stabletoolbench": "play2prompt.adapters.stabletoolbench.executor:StableToolBenchExecutor",
+}
+
+# Keys of an executor spec that configure the base rather than name a backend.
+COMMON_KEYS = {"timeout", "isolation", "match"}
+
+
+class ToolCallError(Exception):
+    """Raised by an executor for a typed failure (``error_type`` names it)."""
+
+    def __init__(self, message: str, error_type: str = "exception") -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+@dataclass
+class ExecContext:
+    """What executors may need besides their spec: where paths are relative to, an LM for
+    simulated APIs, the run store, and shared resources (worker processes) to close at the end."""
+
+    base_dir: Path = field(default_factory=Path.cwd)
+    lm: Any = None
+    store: Any = None
+    default_timeout: float = 10.0
+    resources: dict[str, Any] = field(default_factory=dict)
+
+    def close(self) -> None:
+        for res in list(self.resources.values()):
+            closer = getattr(res, "close", None)
+            if callable(closer):
+                with contextlib.suppress(Exception):  # closing must not fail a finished run
+                    closer()
+        self.resources.clear()
+
+
+class Executor(ABC):
+    """Run one tool. Implement :meth:`_call`; everything else lives here."""
+
+    def __init__(self, tool: Tool, spec: Mapping[str, Any], ctx: ExecContext) -> None:
+        self.tool = tool
+        self.spec = spec
+        self.ctx = ctx
+        self.timeout = float(spec.get("timeout", ctx.default_timeout))
+
+    @abstractmethod
+    def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
+        """Run the tool and return its output; raise on failure."""
+
+    def execute(self, arguments: Mapping[str, Any], timeout: float | None = None) -> Observation:
+        start = time.perf_counter()
+        try:
+            output = self._call(dict(arguments), timeout or self.timeout)
+        except ToolCallError as exc:
+            return Observation.failure(exc.error_type, str(exc), time.perf_counter() - start)
+        except Exception as exc:  # noqa: BLE001 - a tool's failure is an observation
+            message = f"{type(exc).__name__}: {exc}"
+            return Observation.failure("exception", message, time.perf_counter() - start)
+        return Observation.success(output, time.perf_counter() - start)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (connections, processes)."""
+
+
+def executor_kind(spec: Mapping[str, Any] | None, tool_name: str = "?") -> str:
+    """The backend name of an executor spec: its one key that is not a common option."""
+    if not spec:
+        raise ToolsFileError(f"tool {tool_name!r}: no executor (add 'executor' or use --module)")
+    kinds = [k for k in spec if k not in COMMON_KEYS]
+    if len(kinds) != 1:
+        raise ToolsFileError(
+            f"tool {tool_name!r}: executor must name exactly one kind, got {sorted(kinds)}"
+        )
+    return kinds[0]
+
+
+def available_executors() -> dict[str, str]:
+    found = dict(BUILTIN_EXECUTORS)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def executor_class(kind: str, tool_name: str = "?") -> type[Executor]:
+    registry = available_executors()
+    if kind not in registry:
+        raise ToolsFileError(
+            f"tool {tool_name!r}: unknown executor {kind!r} (known: {', '.join(sorted(registry))})"
+        )
+    module_name, _, attr = registry[kind].partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def make_executor(tool: Tool, ctx: ExecContext) -> Executor:
+    kind = executor_kind(tool.executor, tool.name)
+    return executor_class(kind, tool.name)(tool, tool.executor or {}, ctx)

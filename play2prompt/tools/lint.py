@@ -1,0 +1,86 @@
+"""The doc linter: problems in a tool's documentation that a reader (or a model) trips over.
+
+Errors make the spec unusable (required names missing from properties, unknown types, a
+parameters block that is not an object); warnings make it thin (empty descriptions). The
+linter score is used as a tie-breaker between documentation candidates of equal accuracy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from play2prompt.tools.types import is_known_type
+
+
+@dataclass(frozen=True)
+class LintIssue:
+    tool: str
+    field: str
+    message: str
+    severity: str  # "error" | "warning"
+
+    def __str__(self) -> str:
+        return f"{self.tool}: {self.field}: {self.message} [{self.severity}]"
+
+
+def lint_spec(name: str, description: str, parameters: Any) -> list[LintIssue]:
+    """Lint a raw function spec (before type normalisation)."""
+    issues: list[LintIssue] = []
+
+    def add(field: str, message: str, severity: str = "error") -> None:
+        issues.append(LintIssue(name, field, message, severity))
+
+    if not str(description or "").strip():
+        add("description", "empty tool description", "warning")
+    if not isinstance(parameters, Mapping):
+        add("parameters", "must be a JSON object schema")
+        return issues
+    if parameters.get("type") not in (None, "object", "dict"):
+        add("parameters.type", f"must be 'object', got {parameters.get('type')!r}")
+    props = parameters.get("properties", {})
+    if not isinstance(props, Mapping):
+        add("parameters.properties", "must be an object")
+        return issues
+    required = parameters.get("required", []) or []
+    if not isinstance(required, list):
+        add("parameters.required", "must be a list of parameter names")
+        required = []
+    for req in required:
+        if req not in props:
+            add("parameters.required", f"required parameter {req!r} is not in properties")
+    for pname, schema in props.items():
+        field = f"parameters.properties.{pname}"
+        if not isinstance(schema, Mapping):
+            add(field, "must be an object schema")
+            continue
+        issues.extend(_lint_type(name, field, schema))
+        if not str(schema.get("description", "") or "").strip():
+            add(f"{field}.description", "empty parameter description", "warning")
+    return issues
+
+
+def _lint_type(tool: str, field: str, schema: Mapping[str, Any]) -> list[LintIssue]:
+    issues = []
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+    for k in kinds:
+        if not is_known_type(k):
+            issues.append(LintIssue(tool, f"{field}.type", f"unknown type {k!r}", "error"))
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        issues.extend(_lint_type(tool, f"{field}.items", items))
+    return issues
+
+
+def lint_tool(tool: Any) -> list[LintIssue]:
+    """Lint a :class:`~play2prompt.tools.model.Tool` (its current documentation)."""
+    return lint_spec(tool.name, tool.description, tool.parameters)
+
+
+def lint_score(tool: Any) -> float:
+    """1.0 for a clean doc, lower for each problem (errors weigh double)."""
+    issues = lint_tool(tool)
+    weight = sum(2 if i.severity == "error" else 1 for i in issues)
+    return 1.0 / (1.0 + weight)

@@ -1,0 +1,126 @@
+"""Load tools from a tools.json file (DESIGN.md format) or a bare list of function specs.
+
+Every problem is reported as one line naming the file, the tool and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from play2prompt.errors import ToolsFileError
+from play2prompt.tools.executors._base import available_executors, executor_kind
+from play2prompt.tools.lint import lint_spec
+from play2prompt.tools.model import Tool
+from play2prompt.tools.types import normalize_schema
+
+
+def load_tools(
+    path: str | Path,
+    module: str | None = None,
+    select: Sequence[str] | None = None,
+    check_executors: bool = True,
+) -> list[Tool]:
+    """Read ``path`` and return its tools (types normalised, executors checked).
+
+    ``module`` (a ``.py`` file or an importable module) supplies a python executor for every
+    tool that has none. ``select`` keeps only the named tools.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ToolsFileError(f"{path}: no such file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ToolsFileError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    tools = parse_tools(data, source=str(path), module=module)
+    if select:
+        names = {t.name for t in tools}
+        unknown = [s for s in select if s not in names]
+        if unknown:
+            raise ToolsFileError(f"{path}: unknown tool(s) {', '.join(unknown)}")
+        tools = [t for t in tools if t.name in set(select)]
+    if check_executors:
+        check_tool_executors(tools, path.parent)
+    return tools
+
+
+def parse_tools(data: Any, source: str = "tools.json", module: str | None = None) -> list[Tool]:
+    if isinstance(data, Mapping) and "tools" in data:
+        entries = data["tools"]
+    elif isinstance(data, list):
+        entries = data
+    else:
+        raise ToolsFileError(f"{source}: expected {{\"tools\": [...]}} or a list of functions")
+    if not isinstance(entries, list) or not entries:
+        raise ToolsFileError(f"{source}: 'tools' must be a non-empty list")
+    tools, seen = [], set()
+    for i, entry in enumerate(entries):
+        tool = _parse_entry(entry, i, source, module)
+        if tool.name in seen:
+            raise ToolsFileError(f"{source}: tool #{i} {tool.name!r}: duplicate name")
+        seen.add(tool.name)
+        tools.append(tool)
+    return tools
+
+
+def _parse_entry(entry: Any, index: int, source: str, module: str | None) -> Tool:
+    where = f"{source}: tool #{index}"
+    if not isinstance(entry, Mapping):
+        raise ToolsFileError(f"{where}: must be an object")
+    fn = entry.get("function", entry) if entry.get("type", "function") == "function" else None
+    if not isinstance(fn, Mapping):
+        raise ToolsFileError(f"{where}: field 'function' must be an object")
+    name = fn.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ToolsFileError(f"{where}: field 'name' is missing or empty")
+    where = f"{source}: tool {name!r}"
+    description = fn.get("description", "")
+    if not isinstance(description, str):
+        raise ToolsFileError(f"{where}: field 'description' must be a string")
+    parameters = fn.get("parameters", {"type": "object", "properties": {}})
+    errors = [i for i in lint_spec(name, description, parameters) if i.severity == "error"]
+    if errors:
+        raise ToolsFileError(f"{where}: field '{errors[0].field}': {errors[0].message}")
+    executor = entry.get("executor")
+    if executor is None and module:
+        executor = {"python": f"{module}:{name}"}
+    if executor is not None and not isinstance(executor, Mapping):
+        raise ToolsFileError(f"{where}: field 'executor' must be an object")
+    return Tool(
+        name=name,
+        description=description,
+        parameters=normalize_schema(parameters),
+        executor=dict(executor) if executor is not None else None,
+        meta=dict(entry.get("meta") or {}),
+    )
+
+
+def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
+    """Fail early, on one line, for a missing executor, an unknown kind or an unknown module."""
+    from play2prompt.tools.executors.python import check_importable
+
+    known = available_executors()
+    for tool in tools:
+        kind = executor_kind(tool.executor, tool.name)
+        if kind not in known:
+            raise ToolsFileError(
+                f"tool {tool.name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
+            )
+        if kind == "python":
+            target = tool.executor["python"]  # type: ignore[index]
+            ref = target if isinstance(target, str) else target.get("function", "")
+            try:
+                check_importable(ref, base_dir)
+            except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
+                raise ToolsFileError(
+                    f"tool {tool.name!r}: executor 'python': cannot load {ref!r}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+
+
+def dump_tools(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The tools.json document for ``tools``."""
+    return {"tools": [t.to_dict() for t in tools]}

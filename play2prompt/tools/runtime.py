@@ -1,0 +1,74 @@
+"""ToolRuntime: validate, execute and log tool invocations for a set of tools.
+
+Arguments are checked against the tool's JSON Schema first; a violation is a cheap ``schema``
+rejection and the tool is not run. Executions are logged in the run store and an invocation
+already seen (same tool, same arguments) is served from the log instead of being run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
+from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.validate import validation_errors
+
+
+class ToolRuntime:
+    def __init__(self, tools: Sequence[Tool], ctx: ExecContext | None = None,
+                 store: Any = None) -> None:
+        self.tools = {t.name: t for t in tools}
+        self.ctx = ctx or ExecContext()
+        self.store = store if store is not None else self.ctx.store
+        self._executors: dict[str, Executor] = {}
+        self.executions = 0  # real executions (not served from the log)
+        self.cache_hits = 0
+
+    def tool(self, name: str) -> Tool:
+        return self.tools[name]
+
+    def add(self, tool: Tool) -> None:
+        self.tools[tool.name] = tool
+
+    def executor(self, name: str) -> Executor:
+        if name not in self._executors:
+            self._executors[name] = make_executor(self.tools[name], self.ctx)
+        return self._executors[name]
+
+    def check(self, invocation: Invocation) -> Observation | None:
+        """The rejection for an invocation that must not run (unknown tool, schema), or None."""
+        tool = self.tools.get(invocation.name)
+        if tool is None:
+            return Observation.failure("unknown_tool", f"no tool named {invocation.name!r}")
+        errors = validation_errors(tool.parameters, invocation.arguments)
+        if errors:
+            return Observation.failure("schema", "; ".join(errors[:5]))
+        return None
+
+    async def run(self, invocation: Invocation, timeout: float | None = None) -> Observation:
+        rejected = self.check(invocation)
+        if rejected is not None:
+            return rejected
+        key = invocation.key()
+        if self.store is not None:
+            cached = self.store.get_execution(key)
+            if cached is not None:
+                self.cache_hits += 1
+                return cached
+        executor = self.executor(invocation.name)
+        obs = await asyncio.to_thread(executor.execute, dict(invocation.arguments), timeout)
+        self.executions += 1
+        if self.store is not None:
+            self.store.put_execution(key, invocation, obs)
+        return obs
+
+    def run_sync(self, invocation: Invocation, timeout: float | None = None) -> Observation:
+        return asyncio.run(self.run(invocation, timeout))
+
+    def close(self) -> None:
+        for ex in self._executors.values():
+            ex.close()
+        self._executors.clear()
+        self.ctx.close()
