@@ -1,0 +1,50 @@
+"""Shared fixtures. Tests never need a network or a key; the fake LM stands in for models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from play2prompt.store.db import RunStore
+from play2prompt.testing import FakeLM
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.loading import load_tools
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("P2P_REMOTE_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="needs a remote endpoint; set P2P_REMOTE_TESTS=1")
+    for item in items:
+        if "remote" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    s = RunStore(tmp_path / "run" / "run.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def fake_lm() -> FakeLM:
+    return FakeLM(fill_schema=True)
+
+
+@pytest.fixture
+def example_tools():
+    return load_tools(EXAMPLES / "tools.json")
+
+
+@pytest.fixture
+def exec_ctx(tmp_path: Path) -> ExecContext:
+    ctx = ExecContext(base_dir=EXAMPLES, default_timeout=5.0)
+    yield ctx
+    ctx.close()
