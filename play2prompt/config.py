@@ -43,6 +43,7 @@ class OptimizeConfig:
     patience: int | None = None      # early stop after this many rounds without improvement
     drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
     optimize_docs: bool = True       # Step 2 on/off
+    evidence_notes: bool = True      # add a code-written "D0 + what play showed" doc candidate
     max_concurrency: int | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -10,7 +10,10 @@ held out: the winner must not score below D0 on them, otherwise D0 is kept and t
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from play2prompt.examples import Example
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.play import retry_temperature
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score
@@ -25,12 +29,33 @@ from play2prompt.tools.model import ToolDoc
 
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
+REWRITE_TRIES = 3
+_PLACEHOLDERS = {"", "none", "n/a", "na", "no data", "tbd", "todo", "unknown", "null", "-"}
+_MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
+
+
+def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
+    """What makes a rewritten doc unusable, checked by code (a weak generator degenerates)."""
+    problems = []
+    texts = [("description", doc.description)] + [(f"parameter {n}", t)
+                                                   for n, t in doc.params.items()]
+    for label, text in texts:
+        clean = text.strip()
+        if clean.lower().strip(".:; ") in _PLACEHOLDERS or len(clean.split()) < 2:
+            problems.append(f"{label}: empty or placeholder text")
+        elif _MARKUP.search(clean) or f"{tool_name}(" in clean:
+            problems.append(f"{label}: contains code or template markup")
+        elif len(clean) > 60 and len(zlib.compress(clean.encode())) / len(clean) < 0.35:
+            problems.append(f"{label}: repetitive text")
+    return problems
 
 
 def rewrite_schema(param_names: Sequence[str]) -> dict[str, Any]:
-    params = {p: {"type": "string", "minLength": 3, "maxLength": 300} for p in param_names}
+    """m7's answer: length bounds only (regex patterns compile too slowly in llguidance);
+    :func:`doc_problems` rejects degenerate text by code."""
+    params = {p: {"type": "string", "minLength": 8, "maxLength": 250} for p in param_names}
     return object_schema({
-        "description": {"type": "string", "minLength": 10, "maxLength": 700},
+        "description": {"type": "string", "minLength": 20, "maxLength": 600},
         "params": object_schema(params),
     })
 
@@ -77,12 +102,13 @@ def split_examples(examples: Sequence[Example], holdout: float, seed: Any
 
 
 class DocSpace:
-    def __init__(self, tool: Any, engine: Any, batch: Sequence[Example]) -> None:
+    def __init__(self, tool: Any, engine: Any, batch: Sequence[Example],
+                 errors: Sequence[str] = ()) -> None:
         self.tool = tool
         self.engine = engine
         self.batch = list(batch)
         self.evals: dict[str, DocEval] = {}
-        self.evidence = _evidence(batch)
+        self.evidence = _evidence(batch, errors)
 
     async def evaluate(self, doc: ToolDoc, examples: Sequence[Example]) -> DocEval:
         """The task model's accuracy on ``examples`` with ``doc`` and no demos."""
@@ -138,34 +164,76 @@ class DocSpace:
             temperature=eng.config.temperature, max_tokens=350)
         critique = str(c["critique"]).strip() if c else ""
         names = list(self.tool.properties)
-        (d,), _ = await chat_json(
-            eng.doc_generator, eng.prompts.render("m7", doc=rendered, evidence=self.evidence,
-                                                  critique=critique or "(none)"),
-            rewrite_schema(names), role="generator", seed=derive_seed(node_id, "m7"),
-            temperature=eng.config.temperature, max_tokens=700)
-        if not d:
-            return None
-        doc = ToolDoc(str(d["description"]).strip(),
-                      {n: str(d["params"].get(n, base.params.get(n, ""))).strip() for n in names})
-        return DocCandidate(doc, critique)
+        for t in range(REWRITE_TRIES):
+            (d,), _ = await chat_json(
+                eng.doc_generator, eng.prompts.render("m7", doc=rendered, evidence=self.evidence,
+                                                      critique=critique or "(none)"),
+                rewrite_schema(names), role="generator", seed=derive_seed(node_id, "m7", t),
+                temperature=retry_temperature(eng.config.temperature, t), max_tokens=700)
+            if not d:
+                continue
+            doc = ToolDoc(str(d["description"]).strip(),
+                          {n: str(d["params"].get(n, "")).strip() for n in names})
+            problems = doc_problems(doc, self.tool.name)
+            if not problems:
+                return DocCandidate(doc, critique)
+            eng.store.put_candidate(
+                f"doc-{self.tool.name}-{node_id}-rejected{t}", tool=self.tool.name, stage="doc",
+                iteration=-1, parent=None, state="invalid", reward=None,
+                payload={"doc": doc.to_dict(), "critique": critique, "problems": problems})
+        return None
 
 
-def _evidence(examples: Sequence[Example], limit: int = 5) -> str:
-    lines = []
-    for ex in examples[:limit]:
-        lines.append(f"- {ex.invocation.to_python()} -> {ex.observation.render(200)}")
+def _evidence(examples: Sequence[Example], errors: Sequence[str] = (), limit: int = 5) -> str:
+    lines = [f"- {ex.invocation.to_python()} -> {ex.observation.render(200)}"
+             for ex in examples[:limit]]
+    distinct = list(dict.fromkeys(e[:200] for e in errors if e))[:3]
+    if distinct:
+        lines.append("Calls that failed said:")
+        lines.extend(f"- {e}" for e in distinct)
     return "\n".join(lines) or "(none)"
 
 
-async def search_doc(tool: Any, engine: Any, examples: Sequence[Example]) -> DocSearchOutcome:
-    """Run Step 2 for ``tool`` on its Step-1 ``examples``."""
+def evidence_doc(tool: Any, examples: Sequence[Example], errors: Sequence[str] = ()) -> ToolDoc:
+    """D0 plus what tool play established, written by code: values that executed successfully
+    for each parameter, the shape of the output, and what the tool said when a call failed."""
+    d0 = tool.doc
+    params = {}
+    for name in tool.properties:
+        seen = list(dict.fromkeys(json.dumps(ex.invocation.arguments[name], ensure_ascii=False)
+                                  for ex in examples if ex.observation.ok
+                                  and name in ex.invocation.arguments))[:4]
+        text = d0.params.get(name, "").strip()
+        if seen:
+            note = f"Values that worked in tests: {', '.join(seen)}."
+            text = f"{text.rstrip('.')}. {note}" if text else note
+        params[name] = text
+    description = d0.description.strip()
+    outputs = [ex.observation.output for ex in examples if ex.observation.ok]
+    if outputs and isinstance(outputs[0], dict) and outputs[0]:
+        keys = ", ".join(list(outputs[0])[:8])
+        description = f"{description.rstrip('.')}. Returns an object with {keys}."
+    distinct = list(dict.fromkeys(e.split("\n")[0][:160] for e in errors if e))[:2]
+    if distinct:
+        description += " Errors seen: " + " / ".join(distinct)
+    return ToolDoc(description, params)
+
+
+async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
+                     errors: Sequence[str] = ()) -> DocSearchOutcome:
+    """Run Step 2 for ``tool`` on its Step-1 ``examples`` (``errors``: tool play's failures)."""
     cfg = engine.config
     d0 = tool.doc
     if len(examples) < cfg.min_examples_for_docs:
         return DocSearchOutcome(d0, False, f"kept D0: only {len(examples)} usable example(s)",
                                 {})
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
-    space = DocSpace(tool, engine, train[: cfg.doc_batch])
+    space = DocSpace(tool, engine, train[: cfg.doc_batch], errors)
+    initial = [DocCandidate(d0)]
+    if cfg.evidence_notes:
+        notes = DocCandidate(evidence_doc(tool, examples, errors), "notes from tool play")
+        if notes.key != initial[0].key:
+            initial.append(notes)
     settings = cfg.docs
 
     def on_iteration(iteration: int, new: list[Node[DocCandidate]],
@@ -191,7 +259,7 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example]) -> Doc
             mc.best_reward_per_iteration())
     else:
         result = await beam_search(space, width=settings.width, expand=settings.expand,
-                                   depth=settings.depth, initial_items=[DocCandidate(d0)],
+                                   depth=settings.depth, initial_items=initial,
                                    on_iteration=on_iteration)
         history = result.history
         best_per_iteration = tuple(result.best_reward_per_iteration())

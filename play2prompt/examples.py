@@ -10,6 +10,7 @@ R = R_q + lambda * R_e. Children are conditioned on their parent's example and r
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,17 +18,37 @@ from typing import Any
 from play2prompt.inference import Demo
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.play import PlayResult, ToolPlayer
+from play2prompt.play import PlayResult, ToolPlayer, retry_temperature
 from play2prompt.rewards import check_query, leaf_values, quality_reward, total_reward
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation
 
-QUERY_SCHEMA = object_schema({"query": {"type": "string", "minLength": 8, "maxLength": 400}})
+# Plain length bounds only: llguidance compiles regex patterns slowly (minutes for patterns with
+# counted repetitions), so what a query must satisfy is checked by code (rejection sampling).
+QUERY_SCHEMA = object_schema({"query": {"type": "string", "minLength": 8, "maxLength": 300}})
 ANSWER_SCHEMA = object_schema({"answer": {"type": "string", "minLength": 1, "maxLength": 500}})
 GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
                               "reason": {"type": "string", "maxLength": 300}})
 REFLECT_SCHEMA = object_schema({"reflection": {"type": "string", "maxLength": 400}})
+QUERY_TRIES = 3
+_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=")
+
+
+def reads_like_code(query: str, tool_name: str) -> bool:
+    """A query that is really a function call (or names the tool) is no user request."""
+    return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
+
+
+def describe_values(inv: Invocation, param_docs: Mapping[str, str]) -> str:
+    """The call's values labelled by what they mean (the doc's words, not identifiers)."""
+    lines = []
+    for name, value in inv.arguments.items():
+        label = (param_docs.get(name) or "").strip() or name.replace("_", " ")
+        shown = ", ".join(str(v) for v in leaf_values(value)) if isinstance(
+            value, (list, dict)) else str(value)
+        lines.append(f"- {label[:80]}: {shown}")
+    return "\n".join(lines) or "(no values)"
 
 
 @dataclass(frozen=True)
@@ -126,19 +147,12 @@ class ExampleSpace:
     async def _refine(self, inv: Invocation, obs: Observation, previous: Example | None,
                       seed_key: str, round_: int, reflect: bool) -> Example:
         eng, cfg = self.engine, self.engine.config
-        doc = self.tool.render_doc()
         call, output = inv.to_python(), obs.render(800)
-        values = ", ".join(str(v) for v in leaf_values(dict(inv.arguments))) or "(none)"
         context = ""
         if previous is not None:
             context = (f"A previous request was: \"{previous.query}\"\n"
                        f"Advice for the new one: {previous.reflection}")
-        (q,), _ = await chat_json(
-            eng.generator, eng.prompts.render("m3", doc=doc, call=call, output=output,
-                                              values=values, context=context),
-            QUERY_SCHEMA, role="generator", seed=derive_seed(seed_key, "m3"),
-            temperature=cfg.temperature, max_tokens=200)
-        query = str(q["query"]).strip() if q else ""
+        query = await self._write_query(inv, call, output, context, seed_key)
         (a,), _ = await chat_json(
             eng.generator, eng.prompts.render("m4", query=query, call=call, output=output),
             ANSWER_SCHEMA, role="generator", seed=derive_seed(seed_key, "m4"),
@@ -157,6 +171,37 @@ class ExampleSpace:
                                              reward, seed_key)
         return Example(self.tool.name, query, inv, obs, answer, r_q, r_e, reward,
                        checks.to_dict(), grade, solved, attempt, reflection, round_)
+
+    async def _write_query(self, inv: Invocation, call: str, output: str, context: str,
+                           seed_key: str) -> str:
+        """m3, rejection-sampled by code: a draft that reads like code, names the tool or misses
+        a value is redrawn (hotter, told what was wrong) up to ``QUERY_TRIES`` times; the best
+        draft by the code checks is kept."""
+        eng = self.engine
+        values = describe_values(inv, self.tool.doc.params)
+        best, best_score, note = "", -1.0, ""
+        for t in range(QUERY_TRIES):
+            (q,), _ = await chat_json(
+                eng.generator, eng.prompts.render("m3", doc=self.tool.render_doc(), call=call,
+                                                  output=output, values=values,
+                                                  context=context + note),
+                QUERY_SCHEMA, role="generator", seed=derive_seed(seed_key, "m3", t),
+                temperature=retry_temperature(eng.config.temperature, t), max_tokens=160)
+            query = str(q["query"]).strip() if q else ""
+            if not query:
+                continue
+            checks = check_query(query, inv, list(self.tool.properties))
+            code_like = reads_like_code(query, self.tool.name)
+            score = checks.values_present + (0.0 if code_like else 1.0)
+            if score > best_score:
+                best, best_score = query, score
+            if not code_like and not checks.missing_values:
+                break
+            problems = ["it read like code or named the tool"] if code_like else []
+            if checks.missing_values:
+                problems.append("it left out " + ", ".join(checks.missing_values))
+            note = f"\nYour last draft was: {query}\nRewrite it: {'; '.join(problems)}."
+        return best
 
     async def _grade(self, query: str, call: str, output: str, answer: str,
                      seed_key: str) -> float | None:

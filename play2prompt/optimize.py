@@ -59,11 +59,13 @@ def _tag(lm: Any, name: str) -> Any:
     return inner.tagged(name)
 
 
-def auto_llm_grading(generator: LM, setting: bool | None) -> bool:
-    """The LLM grades (m2, m5) only when the generator can: not the 135M embedded model."""
-    if setting is not None:
-        return setting
-    return not getattr(generator, "model_id", "").startswith(("embedded", "fake"))
+def is_small_generator(generator: LM) -> bool:
+    """The embedded 135M model (and the fake standing in for it) cannot grade or judge."""
+    return getattr(generator, "model_id", "").startswith(("embedded", "fake"))
+
+
+def auto_setting(setting: bool | None, default: bool) -> bool:
+    return default if setting is None else setting
 
 
 def tool_budget(config: OptimizeConfig) -> int:
@@ -82,8 +84,9 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     history = search.history
     demos = select_demos(history, cfg.demos_per_tool)
     examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
+    errors = [e for p in space.plays for e in p.errors()]
     if cfg.optimize_docs:
-        outcome = await search_doc(tool, eng, examples)
+        outcome = await search_doc(tool, eng, examples, errors)
         doc, changed, reason, scores = outcome.doc, outcome.changed, outcome.reason, outcome.scores
         doc_curve = list(outcome.best_per_iteration)
     else:
@@ -128,7 +131,7 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
                   prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
-                  auto_llm_grading(generator, config.llm_grading))
+                  auto_setting(config.llm_grading, not is_small_generator(generator)))
 
 
 def optimize(

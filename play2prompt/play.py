@@ -47,6 +47,12 @@ class PlayResult:
     def ok(self) -> bool:
         return self.invocation is not None
 
+    def errors(self) -> list[str]:
+        """What the tool itself said about the failed attempts (its error messages)."""
+        return [a.observation.error or "" for a in self.attempts
+                if a.invocation is not None and not a.observation.ok
+                and a.observation.error_type not in ("duplicate", "parse")]
+
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "attempts": [a.to_dict() for a in self.attempts]}
 
@@ -58,6 +64,12 @@ def arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
     if schema["properties"]:
         schema.setdefault("additionalProperties", False)
     return schema
+
+
+def retry_temperature(base: float, attempt: int) -> float:
+    """Sampling temperature of the ``attempt``-th try: hotter on each retry, so a model that
+    keeps writing the same failing call is pushed to vary it."""
+    return min(1.5, base + 0.35 * attempt)
 
 
 def code_verdict(obs: Observation) -> tuple[int, str]:
@@ -94,7 +106,8 @@ class ToolPlayer:
                                                   context=context, tool=self.tool.name)
             (args,), _ = await chat_json(self.engine.generator, messages, self.schema,
                                          role="generator", seed=derive_seed(seed_key, "m1", t),
-                                         temperature=cfg.temperature, max_tokens=300)
+                                         temperature=retry_temperature(cfg.temperature, t),
+                                         max_tokens=300, validate=False)
             if not isinstance(args, Mapping):
                 obs = Observation.failure("parse", "the answer was not a JSON object of arguments")
                 attempts.append(Attempt(None, obs, -1, obs.error or ""))
@@ -136,7 +149,8 @@ class ToolPlayer:
         for i, att in enumerate(attempts, 1):
             call = att.invocation.to_python() if att.invocation else "(unreadable)"
             lines.append(f"Attempt {i}: {call} -> {att.observation.render(300)}")
-            lines.append(f"Analysis: {att.analysis}")
         if attempts:
-            lines.append("Fix the problem and write a call that works.")
+            # The latest feedback goes last, where even a small model attends to it.
+            lines.append(f"The last call failed: {attempts[-1].analysis}")
+            lines.append("Fix that problem: use values the tool accepts.")
         return "\n".join(lines)

@@ -31,7 +31,11 @@ def tool_call(name: str, arguments: Mapping[str, Any] | None = None) -> Choice:
 
 
 def prompt_text(request: ChatRequest) -> str:
-    return "\n".join(str(m.get("content") or "") for m in request.messages)
+    """What rules match against: the messages, then the tools' specs (as JSON)."""
+    parts = [str(m.get("content") or "") for m in request.messages]
+    if request.tools:
+        parts.append(json.dumps([dict(t) for t in request.tools]))
+    return "\n".join(parts)
 
 
 class FakeLM(LM):

@@ -48,3 +48,24 @@ def exec_ctx(tmp_path: Path) -> ExecContext:
     ctx = ExecContext(base_dir=EXAMPLES, default_timeout=5.0)
     yield ctx
     ctx.close()
+
+
+@pytest.fixture
+def make_engine(store, exec_ctx):
+    """Build an Engine over ``tools`` with the given generator / task model (fakes)."""
+    from play2prompt.config import preset
+    from play2prompt.optimize import build_engine
+
+    engines = []
+
+    def build(tools, generator, task_model=None, **overrides):
+        config = preset("quick", **overrides)
+        engine = build_engine(tools, store, config, generator=generator.with_log(store),
+                              task_model=(task_model or generator).with_log(store),
+                              exec_ctx=exec_ctx)
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.runtime.close()

@@ -40,6 +40,8 @@ def optimize_command(
     tool_timeout: Optional[float] = typer.Option(None, help="seconds per tool execution"),
     max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
     no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
+    no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
+                                           help="no code-written 'D0 + play evidence' candidate"),
     benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
@@ -58,9 +60,10 @@ def optimize_command(
         preset_name, width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
         max_tries=max_tries, doc_width=doc_width, doc_expand=doc_expand, doc_depth=doc_depth,
         doc_batch=doc_batch, holdout=holdout, demos_per_tool=demos_per_tool, seed=seed,
-        llm_grading=llm_grading, task_mode=mode, patience=patience,
-        drop_param_desc=drop_param_desc, tool_timeout=tool_timeout,
-        max_concurrency=max_concurrency, optimize_docs=False if no_docs else None)
+        llm_grading=llm_grading, task_mode=mode,
+        patience=patience, drop_param_desc=drop_param_desc, tool_timeout=tool_timeout,
+        max_concurrency=max_concurrency, optimize_docs=False if no_docs else None,
+        evidence_notes=False if no_evidence_notes else None)
     loaded, base_dir, label, exec_ctx = None, None, "run", None
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,

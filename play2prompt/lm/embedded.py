@@ -38,6 +38,15 @@ def find_default_weights() -> Path:
     raise LMError(f"no .gguf file in the {WEIGHTS_PACKAGE} package: {INSTALL_HINT}")
 
 
+def _schema_rejected(reply: dict[str, Any]) -> bool:
+    """The request failed before generation because of its JSON schema / grammar."""
+    if "error" not in reply or reply.get("unusable"):
+        return False
+    err = reply["error"]
+    text = str(err.get("message", err) if isinstance(err, dict) else err).lower()
+    return "schema" in text or "grammar" in text
+
+
 class EmbeddedLM(LM):
     supports_n = False
     supports_tools = False
@@ -96,14 +105,17 @@ class EmbeddedLM(LM):
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "answer", "schema": req.json_schema}}
         server = await asyncio.to_thread(self._ensure)
-        reply = await asyncio.to_thread(server.handle_chat_completions, body)
-        if "error" in reply and req.json_schema is not None:
+        reply = await self._complete(server, body)
+        if _schema_rejected(reply) and req.json_schema is not None:
             # A schema the grammar converter cannot handle: fall back to any JSON object.
             body["response_format"] = {"type": "json_object"}
-            reply = await asyncio.to_thread(server.handle_chat_completions, body)
+            reply = await self._complete(server, body)
         if "error" in reply:
             err = reply["error"]
             message = err.get("message", err) if isinstance(err, dict) else err
+            if reply.get("unusable"):
+                # A generation the runtime could not parse is a failed sample, not a failed run.
+                return Generation((Choice("", (), f"error: {message}"),), Usage())
             raise LMError(f"{self.model_id}: {message}")
         text = reply["choices"][0]["message"].get("content") or ""
         finish = reply["choices"][0].get("finish_reason")
@@ -111,6 +123,13 @@ class EmbeddedLM(LM):
         choice = parse_emulated(text) if emulated else Choice(text, (), finish)
         return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
                                            int(usage.get("completion_tokens", 0))))
+
+    @staticmethod
+    async def _complete(server: Any, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await asyncio.to_thread(server.handle_chat_completions, body)
+        except RuntimeError as exc:  # e.g. output the runtime's format parser rejects
+            return {"error": {"message": str(exc)}, "unusable": True}
 
     def close(self) -> None:
         with self._lock:

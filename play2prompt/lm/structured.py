@@ -26,6 +26,19 @@ def object_schema(properties: Mapping[str, Any], required: Sequence[str] | None 
     }
 
 
+def drop_undeclared(value: Any, schema: Mapping[str, Any]) -> Any:
+    """Remove keys a closed object schema does not declare (some grammar engines, llguidance
+    among them, let extra keys through although ``additionalProperties`` is false)."""
+    if isinstance(value, dict) and isinstance(schema, Mapping):
+        props = schema.get("properties") or {}
+        if schema.get("additionalProperties") is False and props:
+            value = {k: v for k, v in value.items() if k in props}
+        return {k: drop_undeclared(v, props.get(k, {})) for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        return [drop_undeclared(v, schema["items"]) for v in value]
+    return value
+
+
 def parse_json_choice(text: str, schema: Mapping[str, Any] | None) -> Any:
     """The parsed, schema-valid JSON value of ``text``, or ``None``."""
     try:
@@ -33,6 +46,7 @@ def parse_json_choice(text: str, schema: Mapping[str, Any] | None) -> Any:
     except ValueError:
         return None
     if schema is not None:
+        value = drop_undeclared(value, schema)
         try:
             jsonschema.validate(value, dict(schema))
         except (jsonschema.ValidationError, jsonschema.SchemaError):
@@ -50,8 +64,12 @@ async def chat_json(
     n: int = 1,
     temperature: float = 0.7,
     max_tokens: int = 512,
+    validate: bool = True,
 ) -> tuple[list[Any], ChatResponse]:
-    """Ask for ``n`` JSON answers conforming to ``schema``; failures are ``None``."""
+    """Ask for ``n`` JSON answers conforming to ``schema``; failures are ``None``.
+
+    With ``validate=False`` any parsed JSON comes back (the caller checks it and wants the
+    details of a violation, as tool play does)."""
     request = ChatRequest(
         messages=tuple(messages),
         temperature=temperature,
@@ -62,4 +80,5 @@ async def chat_json(
         role=role,
     )
     response = await lm.chat(request)
-    return [parse_json_choice(c.text, schema) for c in response.choices], response
+    check = schema if validate else None
+    return [parse_json_choice(c.text, check) for c in response.choices], response

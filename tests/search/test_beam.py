@@ -1,0 +1,59 @@
+"""The generic searches: beam keeps W, expands L each, stops at depth T; Monte Carlo."""
+
+import asyncio
+
+from play2prompt.search import beam_budget, beam_search, monte_carlo_search
+
+
+class Numbers:
+    """Items are numbers; a child is its parent plus a small step; reward = value."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def propose(self, parent, count, iteration, node_ids):
+        self.calls.append((parent.item if parent else None, count, iteration))
+        base = parent.item if parent else 0
+        return [base + (j + 1) * (1 if parent else 10) for j in range(count)]
+
+    async def score(self, items, iteration):
+        return [float(x) for x in items]
+
+
+def test_beam_keeps_w_expands_l_stops_at_t():
+    space = Numbers()
+    res = asyncio.run(beam_search(space, width=3, expand=2, depth=4))
+    assert [len(b) for b in res.beams] == [3] * 5
+    initial = [c for c in space.calls if c[0] is None]
+    assert initial == [(None, 3, 0)]
+    for it in range(1, 5):
+        calls = [c for c in space.calls if c[2] == it]
+        assert len(calls) == 3 and all(c[1] == 2 for c in calls)
+    assert max(c[2] for c in space.calls) == 4
+    assert len(res.history) == beam_budget(3, 2, 4)
+    # kept nodes are the best of parents + children
+    assert res.beam[0].reward == max(n.reward for n in res.history)
+    assert res.best_reward_per_iteration() == sorted(res.best_reward_per_iteration())
+
+
+def test_beam_ids_are_deterministic_and_parents_recorded():
+    a = asyncio.run(beam_search(Numbers(), width=2, expand=2, depth=2))
+    b = asyncio.run(beam_search(Numbers(), width=2, expand=2, depth=2))
+    assert [n.id for n in a.history] == [n.id for n in b.history]
+    ids = {n.id for n in a.history}
+    assert all(n.parent in ids for n in a.history if n.iteration > 0)
+
+
+def test_patience_stops_early():
+    class Flat(Numbers):
+        async def score(self, items, iteration):
+            return [1.0 for _ in items]
+
+    res = asyncio.run(beam_search(Flat(), width=2, expand=2, depth=5, patience=1))
+    assert res.stopped_early and len(res.beams) == 2
+
+
+def test_monte_carlo_samples_budget_from_root():
+    space = Numbers()
+    res = asyncio.run(monte_carlo_search(space, width=2, budget=7))
+    assert space.calls == [(None, 7, 0)] and len(res.history) == 7 and len(res.beam) == 2

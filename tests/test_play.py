@@ -1,0 +1,67 @@
+"""Tool play: rejection sampling with reflection and a try budget."""
+
+import asyncio
+
+from play2prompt.play import ToolPlayer, code_verdict
+from play2prompt.testing import FakeLM
+from play2prompt.tools.model import Invocation, Observation
+
+M1 = "Write the arguments for a new call to loan_payment"
+
+
+def _tool(example_tools):
+    return next(t for t in example_tools if t.name == "loan_payment")
+
+
+def test_schema_violation_and_tool_error_lead_to_retries(example_tools, make_engine):
+    gen = FakeLM(replies=[
+        {"principal": "lots", "annual_rate": 5, "years": 1},      # schema: not a number
+        {"principal": -5, "annual_rate": 5, "years": 1},          # tool raises ValueError
+        {"principal": 20000, "annual_rate": 4.5, "years": 5},     # works
+        {"principal": 1, "annual_rate": 1, "years": 1},           # never asked for
+    ])
+    tool = _tool(example_tools)
+    engine = make_engine([tool], gen, max_tries=5)
+    result = asyncio.run(ToolPlayer(tool, engine).play("seed"))
+    kinds = [a.observation.error_type for a in result.attempts]
+    assert kinds == ["schema", "exception", None]
+    assert result.ok and result.invocation.arguments["principal"] == 20000
+    assert result.observation.output["monthly_payment"] > 0
+    # The schema rejection never ran the tool; the reflection reached the next prompt.
+    assert engine.runtime.executions == 2
+    prompts = [r.messages[-1]["content"] for r in gen.requests]
+    assert "The last call failed" not in prompts[0]
+    assert "principal" in prompts[1] and "schema error" in prompts[1]
+    assert "ValueError" in prompts[2]
+    assert len(gen.queue) == 1
+
+
+def test_try_budget_is_respected(example_tools, make_engine):
+    gen = FakeLM(default={"principal": -1, "annual_rate": 5, "years": 1})
+    tool = _tool(example_tools)
+    engine = make_engine([tool], gen, max_tries=3)
+    result = asyncio.run(ToolPlayer(tool, engine).play("seed"))
+    assert not result.ok and len(result.attempts) == 3 and len(gen.requests) == 3
+    assert all(a.verdict == -1 for a in result.attempts)
+    # Retries sample hotter, so a stuck model is pushed to vary its call.
+    temps = [r.temperature for r in gen.requests]
+    assert temps == sorted(temps) and temps[0] < temps[-1]
+
+
+def test_explored_calls_are_not_executed_again(example_tools, make_engine):
+    args = {"principal": 1000, "annual_rate": 5, "years": 2}
+    gen = FakeLM(replies=[args, {"principal": 900, "annual_rate": 5, "years": 2}])
+    tool = _tool(example_tools)
+    engine = make_engine([tool], gen)
+    explored = {Invocation("loan_payment", args).key()}
+    result = asyncio.run(ToolPlayer(tool, engine).play("s", explored=explored))
+    assert result.attempts[0].observation.error_type == "duplicate"
+    assert result.ok and engine.runtime.executions == 1
+
+
+def test_code_verdict_flags_errors_and_empty_outputs():
+    assert code_verdict(Observation.success({"x": 1}))[0] == 0
+    assert code_verdict(Observation.success([]))[0] == -1
+    assert code_verdict(Observation.success({"error": "bad key"}))[0] == -1
+    assert code_verdict(Observation.success("Error: nope"))[0] == -1
+    assert code_verdict(Observation.failure("timeout", "slow"))[0] == -1
