@@ -102,7 +102,7 @@ def parse_python_calls(text: str) -> list[Invocation]:
     candidates = [text]
     match = _CALL_START.search(text)
     if match and match.start() > 0:
-        candidates.append(text[match.start():])
+        candidates.append(text[match.start():].strip())
     for cand in candidates:
         for attempt in (cand, _balanced_prefix(cand)):
             if not attempt:

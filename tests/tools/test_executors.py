@@ -1,0 +1,90 @@
+"""Executors: a tool that raises, hangs or crashes becomes an observation; HTTP for real."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from play2prompt.tools.executors._base import ExecContext, make_executor
+from play2prompt.tools.model import Tool
+
+SLOW = '''
+import os, time
+def slow(seconds: float = 5):
+    time.sleep(seconds)
+    return "done"
+def boom(x: int = 1):
+    raise RuntimeError("kaput")
+def die():
+    os._exit(3)
+def echo(**kw):
+    return {"got": kw}
+'''
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    (tmp_path / "slow_tools.py").write_text(SLOW)
+    c = ExecContext(base_dir=tmp_path, default_timeout=1.0)
+    yield c
+    c.close()
+
+
+def _tool(name, executor):
+    return Tool(name, "", {"type": "object", "properties": {}}, executor)
+
+
+@pytest.mark.parametrize("isolation", ["process", "thread"])
+def test_hang_becomes_timeout_and_worker_recovers(ctx, isolation):
+    slow = make_executor(_tool("slow", {"python": "slow_tools.py:slow",
+                                        "isolation": isolation}), ctx)
+    start = time.perf_counter()
+    obs = slow.execute({"seconds": 30}, timeout=0.5)
+    assert not obs.ok and obs.error_type == "timeout" and time.perf_counter() - start < 5
+    assert slow.execute({"seconds": 0}).output == "done"
+
+
+def test_exception_and_crash(ctx):
+    boom = make_executor(_tool("boom", {"python": "slow_tools.py:boom"}), ctx)
+    obs = boom.execute({})
+    assert not obs.ok and obs.error_type == "exception" and "RuntimeError: kaput" in obs.error
+    die = make_executor(_tool("die", {"python": "slow_tools.py:die"}), ctx)
+    obs = die.execute({})
+    assert not obs.ok and obs.error_type == "crash"
+    assert boom.execute({}).error_type == "exception"    # a fresh worker took over
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        if self.path.startswith("/items/42"):
+            body = json.dumps({"id": 42, "query": self.path.split("?")[-1]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+        else:
+            body = b"not here"
+            self.send_response(404)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_http_executor(ctx):
+    server = HTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        tool = _tool("item", {"http": {"url": base + "/items/{item_id}", "method": "GET"}})
+        ex = make_executor(tool, ctx)
+        obs = ex.execute({"item_id": 42, "verbose": "yes"})
+        assert obs.ok and obs.output == {"id": 42, "query": "verbose=yes"}
+        missing = ex.execute({"item_id": 7})
+        assert not missing.ok and missing.error_type == "http" and "404" in missing.error
+    finally:
+        server.shutdown()
+    down = make_executor(_tool("down", {"http": "http://127.0.0.1:9/x"}), ctx)
+    obs = down.execute({})
+    assert not obs.ok and obs.error_type == "unavailable" and "cannot reach" in obs.error
