@@ -9,14 +9,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
-console_err = Console(stderr=True)
+console = Console(soft_wrap=True)
+console_err = Console(stderr=True, soft_wrap=True)
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
     t = Table(title=title, title_justify="left")
-    for col in columns:
-        t.add_column(col, overflow="fold")
+    for i, col in enumerate(columns):
+        t.add_column(col, overflow="fold", no_wrap=i == 0)
     for row in rows:
         t.add_row(*("" if v is None else str(v) for v in row))
     return t

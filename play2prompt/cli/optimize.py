@@ -99,11 +99,11 @@ def print_summary(result) -> None:
         s, sc = r.stats, r.scores
         before, after = sc.get("d0_train"), sc.get("best_train") if r.doc_changed else sc.get(
             "d0_train")
-        rows.append([name, s.get("valid_invocations"), f"{s.get('demos')} "
-                     f"({s.get('verified_demos')} verified)", fmt(s.get("best_reward")),
-                     f"{fmt(before)} -> {fmt(after)}", "yes" if r.doc_changed else "no",
+        rows.append([name, s.get("valid_invocations"),
+                     f"{s.get('demos')} ({s.get('verified_demos')})", fmt(s.get("best_reward")),
+                     f"{fmt(before)}->{fmt(after)}", "yes" if r.doc_changed else "no",
                      s.get("llm_samples")])
-    console.print(table(f"run {result.run_id}", ["tool", "valid calls", "demos",
+    console.print(table(f"run {result.run_id}", ["tool", "valid calls", "demos (verified)",
                                                  "best reward", "doc score", "doc changed",
                                                  "LLM samples"], rows))
     st = result.stats

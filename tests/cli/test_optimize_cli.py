@@ -1,0 +1,41 @@
+"""p2p optimize / runs list / runs show through the CLI, on the fake LM."""
+
+import json
+
+from play2prompt.cli import main
+from tests.conftest import EXAMPLES
+
+
+def test_optimize_then_list_and_show(tmp_path, capsys):
+    runs = str(tmp_path)
+    code = main(["optimize", str(EXAMPLES / "tools.json"), "--generator", "fake",
+                 "--preset", "quick", "--width", "3", "--n-e", "2", "--demos-per-tool", "2",
+                 "--seed", "3", "--runs-dir", runs, "--run-id", "r1", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0
+    for name in ("convert_units", "loan_payment", "body_mass_index"):
+        assert name in out
+    assert "LLM calls" in out and "tools.optimized.json" in out
+    result = json.loads((tmp_path / "r1" / "result.json").read_text())
+    assert result["config"]["examples"]["width"] == 3 and result["config"]["n_e"] == 2
+    assert all(len(t["demos"]) <= 2 for t in result["tools"].values())
+    optimized = json.loads((tmp_path / "r1" / "tools.optimized.json").read_text())
+    assert len(optimized["tools"]) == 7 and optimized["tools"][0]["executor"]
+
+    assert main(["runs", "list", "--runs-dir", runs]) == 0
+    assert "r1" in capsys.readouterr().out
+    assert main(["runs", "show", "r1", "--runs-dir", runs]) == 0
+    shown = capsys.readouterr().out
+    assert "loan_payment" in shown and "done" in shown
+    assert main(["runs", "show", "nope", "--runs-dir", runs]) == 2
+
+
+def test_import_has_no_side_effects():
+    import importlib
+    import sys
+
+    for mod in [m for m in sys.modules if m.startswith("play2prompt")]:
+        del sys.modules[mod]
+    pkg = importlib.import_module("play2prompt")
+    assert "play2prompt.optimize" not in sys.modules
+    assert callable(pkg.optimize) and pkg.__version__
