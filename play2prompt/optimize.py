@@ -153,14 +153,8 @@ def optimize(
     """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``."""
     if resume:
         store = open_run(resume, runs_dir)
-        meta = store.all_meta()
-        config = OptimizeConfig.from_dict(meta["config"])
-        tools = parse_tools(meta["tools"], source=f"run {resume}")
-        specs = meta.get("models", {})
-        generator = specs.get("generator", generator) if isinstance(generator, str) else generator
-        task_model = specs.get("task_model", task_model) if task_model is None or isinstance(
-            task_model, str) else task_model
-        base_dir = Path(meta.get("base_dir") or base_dir or Path.cwd())
+        tools, config, generator, task_model, base_dir = _resumed(store, generator, task_model,
+                                                                  base_dir)
     else:
         if not tools:
             raise ValueError("optimize() needs tools or resume=")
@@ -176,8 +170,10 @@ def optimize(
     if not resume:
         store.set_meta("config", config.to_dict())
         store.set_meta("tools", {"tools": [t.to_dict() for t in tools]})
-        store.set_meta("models", {"generator": gen.model_id if isinstance(generator, LM)
-                                  else generator, "task_model": task.model_id})
+        gen_spec = generator if isinstance(generator, str) else gen.model_id
+        task_spec = task_model if isinstance(task_model, str) else (
+            task.model_id if task_model is not None else gen_spec)
+        store.set_meta("models", {"generator": gen_spec, "task_model": task_spec})
         store.set_meta("base_dir", str(Path(base_dir or Path.cwd()).resolve()))
     store.set_meta("status", "running")
     engine = build_engine(tools, store, config, generator=gen, task_model=task,
@@ -196,6 +192,22 @@ def optimize(
     result.write()
     pool.close()
     return result
+
+
+def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | None
+             ) -> tuple[list[Tool], OptimizeConfig, Any, Any, Path]:
+    """What a resumed run was started with: its tools, config and model specs (live LM
+    objects passed by the caller win over the recorded specs)."""
+    meta = store.all_meta()
+    config = OptimizeConfig.from_dict(meta["config"])
+    tools = parse_tools(meta["tools"], source=f"run {meta.get('run_id')}")
+    specs = meta.get("models", {})
+    if isinstance(generator, str):
+        generator = specs.get("generator", generator)
+    if task_model is None or isinstance(task_model, str):
+        task_model = specs.get("task_model", task_model)
+    return tools, config, generator, task_model, Path(meta.get("base_dir") or base_dir
+                                                       or Path.cwd())
 
 
 def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
