@@ -39,3 +39,12 @@ def test_import_has_no_side_effects():
     pkg = importlib.import_module("play2prompt")
     assert "play2prompt.optimize" not in sys.modules
     assert callable(pkg.optimize) and pkg.__version__
+
+
+def test_resume_through_the_cli_rebuilds_models_and_makes_no_call(tmp_path, capsys):
+    args = ["--runs-dir", str(tmp_path), "-q"]
+    assert main(["optimize", str(EXAMPLES / "tools.json"), "--tools", "loan_payment",
+                 "--generator", "fake", "--preset", "quick", "--run-id", "r2", *args]) == 0
+    capsys.readouterr()
+    assert main(["optimize", "--resume", "r2", *args]) == 0
+    assert "LLM calls 0 " in capsys.readouterr().out
