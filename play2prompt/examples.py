@@ -103,21 +103,39 @@ class ExampleSpace:
         self.engine = engine
         self.player = ToolPlayer(tool, engine)
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
+        self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
         self.plays: list[PlayResult] = []
 
     async def propose(self, parent: Node[Example] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[Example]:
         explored = frozenset(self.explored)
-        found = await asyncio.gather(*(self._candidate(parent, nid, iteration, explored)
+        failures = tuple(self.failures)
+        found = await asyncio.gather(*(self._candidate(parent, nid, iteration, explored, failures)
                                        for nid in node_ids[:count]))
         return [ex for ex in found if ex is not None]
+
+    def end_iteration(self, new: Sequence[Node[Example]]) -> None:
+        """Update what the next iteration's proposals know (a snapshot, so the outcome does
+        not depend on the order in which concurrent candidates finish)."""
+        self.explored.update(n.item.invocation.key() for n in new)
+        lines = dict.fromkeys(self.failures)
+        for play in sorted(self.plays, key=lambda p: p.seed_key):
+            for att in play.attempts:
+                if att.invocation is not None and att.verdict != 0 and \
+                        att.observation.error_type not in ("duplicate", "parse"):
+                    lines[f"{att.invocation.to_python()} -> {att.analysis[:200]}"] = None
+        self.failures = list(lines)[-4:]
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
 
     async def _candidate(self, parent: Node[Example] | None, node_id: str, iteration: int,
-                         explored: frozenset[str]) -> Example | None:
+                         explored: frozenset[str], failures: tuple[str, ...] = ()
+                         ) -> Example | None:
         guidance = ""
+        if parent is None and failures:
+            guidance = "Calls that failed before (learn from what the tool said):\n" + \
+                "\n".join(f"- {f}" for f in failures)
         if parent is not None:
             p = parent.item
             guidance = (f"An earlier example called {p.invocation.to_python()} for the request "
@@ -254,7 +272,7 @@ async def search_examples(tool: Any, engine: Any) -> tuple[SearchResult[Example]
                 parent=f"ex-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload=node.item.to_dict())
-        space.explored.update(n.item.invocation.key() for n in new)
+        space.end_iteration(new)
         engine.reporter.advance(tool.name, len(new) or 1)
 
     if settings.method == "mc":

@@ -42,6 +42,7 @@ class PlayResult:
     invocation: Invocation | None
     observation: Observation | None
     attempts: tuple[Attempt, ...]
+    seed_key: str = ""
 
     @property
     def ok(self) -> bool:
@@ -123,8 +124,8 @@ class ToolPlayer:
                 verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:
-                return PlayResult(inv, obs, tuple(attempts))
-        return PlayResult(None, None, tuple(attempts))
+                return PlayResult(inv, obs, tuple(attempts), seed_key)
+        return PlayResult(None, None, tuple(attempts), seed_key)
 
     async def _llm_verdict(self, inv: Invocation, obs: Observation, seed_key: str,
                            t: int) -> tuple[int, str]:

@@ -58,11 +58,14 @@ async def beam_search(
     await _notify(on_iteration, 0, first, beam)
     best, stale = (beam[0].reward if beam else float("-inf")), 0
     for iteration in range(1, depth + 1):
-        if not beam:
-            break
-        groups = await asyncio.gather(*(_propose_scored(space, node, expand, iteration)
-                                        for node in beam))
-        children = [node for group in groups for node in group]
+        if beam:
+            groups = await asyncio.gather(*(_propose_scored(space, node, expand, iteration)
+                                            for node in beam))
+            children = [node for group in groups for node in group]
+        else:
+            # Nothing survived (e.g. no valid item yet): restart from the root with the budget
+            # this round would have spent on children.
+            children = await _propose_scored(space, None, initial or width, iteration)
         history.extend(children)
         pool = (beam + children) if keep_parents else (children or beam)
         beam = top(pool, width)

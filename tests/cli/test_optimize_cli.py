@@ -31,14 +31,12 @@ def test_optimize_then_list_and_show(tmp_path, capsys):
 
 
 def test_import_has_no_side_effects():
-    import importlib
+    import subprocess
     import sys
 
-    for mod in [m for m in sys.modules if m.startswith("play2prompt")]:
-        del sys.modules[mod]
-    pkg = importlib.import_module("play2prompt")
-    assert "play2prompt.optimize" not in sys.modules
-    assert callable(pkg.optimize) and pkg.__version__
+    code = ("import sys, play2prompt; assert 'play2prompt.optimize' not in sys.modules; "
+            "assert callable(play2prompt.optimize) and play2prompt.__version__")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_resume_through_the_cli_rebuilds_models_and_makes_no_call(tmp_path, capsys):

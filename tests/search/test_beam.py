@@ -57,3 +57,15 @@ def test_monte_carlo_samples_budget_from_root():
     space = Numbers()
     res = asyncio.run(monte_carlo_search(space, width=2, budget=7))
     assert space.calls == [(None, 7, 0)] and len(res.history) == 7 and len(res.beam) == 2
+
+
+def test_empty_beam_restarts_from_the_root():
+    class FailsFirst(Numbers):
+        async def propose(self, parent, count, iteration, node_ids):
+            self.calls.append((parent, count, iteration))
+            return [] if iteration == 0 else [iteration * 10 + j for j in range(count)]
+
+    space = FailsFirst()
+    res = asyncio.run(beam_search(space, width=2, expand=3, depth=2))
+    assert space.calls[:2] == [(None, 2, 0), (None, 2, 1)]   # the restart is a root proposal
+    assert [c[2] for c in space.calls[2:]] == [2, 2] and len(res.beam) == 2
