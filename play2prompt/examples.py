@@ -104,22 +104,67 @@ class ExampleSpace:
         self.player = ToolPlayer(tool, engine)
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
         self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
-        self.plays: list[PlayResult] = []
+        self._plays: dict[str, tuple[int, PlayResult]] = {}
+        self.sibling_duplicates = 0       # plays redone because a sibling found the same call
+
+    @property
+    def plays(self) -> list[PlayResult]:
+        """Every play so far, in a fixed order (iteration, then id), whatever order the
+        concurrent plays finished in: what is derived from them must not depend on timing."""
+        return [p for _, (_, p) in sorted(self._plays.items(), key=lambda kv: (kv[1][0], kv[0]))]
 
     async def propose(self, parent: Node[Example] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[Example]:
         explored = frozenset(self.explored)
-        failures = tuple(self.failures)
-        found = await asyncio.gather(*(self._candidate(parent, nid, iteration, explored, failures)
-                                       for nid in node_ids[:count]))
-        return [ex for ex in found if ex is not None]
+        guidance = self._guidance(parent, tuple(self.failures))
+        ids = list(node_ids[:count])
+        plays = list(await asyncio.gather(*(self.player.play(nid, guidance, explored)
+                                            for nid in ids)))
+        plays = await self._vary_siblings(ids, plays, guidance, explored)
+        for nid, play in zip(ids, plays):
+            self._plays[nid] = (iteration, play)
+            self.engine.store.put_candidate(
+                f"play-{self.tool.name}-{nid}", tool=self.tool.name, stage="play",
+                iteration=iteration, parent=parent.id if parent else None,
+                state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
+        found = await asyncio.gather(*(self._refined(play, parent, nid, iteration)
+                                       for nid, play in zip(ids, plays) if play.ok))
+        return list(found)
+
+    async def _vary_siblings(self, ids: list[str], plays: list[PlayResult], guidance: str,
+                             explored: frozenset[str]) -> list[PlayResult]:
+        """Siblings share a prompt, so they can land on the same call: a later sibling (in id
+        order) that repeats an earlier one plays again with both calls marked as explored, and
+        is dropped if it repeats one again. No call is refined twice in one proposal."""
+        taken: set[str] = set()
+        repeats = []
+        for j, play in enumerate(plays):
+            if play.invocation is not None:
+                key = play.invocation.key()
+                if key in taken:
+                    repeats.append(j)
+                taken.add(key)
+        if not repeats:
+            return plays
+        self.sibling_duplicates += len(repeats)
+        known = explored | taken
+        again = await asyncio.gather(*(self.player.play(f"{ids[j]}:vary", guidance, known)
+                                       for j in repeats))
+        for j, replay in zip(repeats, again):
+            inv = replay.invocation
+            fresh = inv is not None and inv.key() not in taken
+            if fresh:
+                taken.add(inv.key())
+            plays[j] = PlayResult(inv if fresh else None, replay.observation if fresh else None,
+                                  plays[j].attempts + replay.attempts, ids[j])
+        return plays
 
     def end_iteration(self, new: Sequence[Node[Example]]) -> None:
         """Update what the next iteration's proposals know (a snapshot, so the outcome does
         not depend on the order in which concurrent candidates finish)."""
         self.explored.update(n.item.invocation.key() for n in new)
         lines = dict.fromkeys(self.failures)
-        for play in sorted(self.plays, key=lambda p: p.seed_key):
+        for play in self.plays:
             for att in play.attempts:
                 if att.invocation is not None and att.verdict != 0 and \
                         att.observation.error_type not in ("duplicate", "parse"):
@@ -129,26 +174,21 @@ class ExampleSpace:
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
 
-    async def _candidate(self, parent: Node[Example] | None, node_id: str, iteration: int,
-                         explored: frozenset[str], failures: tuple[str, ...] = ()
-                         ) -> Example | None:
-        guidance = ""
-        if parent is None and failures:
-            guidance = "Calls that failed before (learn from what the tool said):\n" + \
-                "\n".join(f"- {f}" for f in failures)
+    @staticmethod
+    def _guidance(parent: Node[Example] | None, failures: tuple[str, ...]) -> str:
         if parent is not None:
             p = parent.item
-            guidance = (f"An earlier example called {p.invocation.to_python()} for the request "
-                        f"\"{p.query}\" (reward {p.reward:.2f}). Advice: {p.reflection}\n"
-                        "Write a different call that exercises the tool in a new way.")
-        play = await self.player.play(node_id, guidance, explored)
-        self.plays.append(play)
-        self.engine.store.put_candidate(
-            f"play-{self.tool.name}-{node_id}", tool=self.tool.name, stage="play",
-            iteration=iteration, parent=parent.id if parent else None,
-            state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
-        if not play.ok:
-            return None
+            return (f"An earlier example called {p.invocation.to_python()} for the request "
+                    f"\"{p.query}\" (reward {p.reward:.2f}). Advice: {p.reflection}\n"
+                    "Write a different call that exercises the tool in a new way.")
+        if failures:
+            return "Calls that failed before (learn from what the tool said):\n" + \
+                "\n".join(f"- {f}" for f in failures)
+        return ""
+
+    async def _refined(self, play: PlayResult, parent: Node[Example] | None, node_id: str,
+                       iteration: int) -> Example:
+        """N_E rounds of query / answer / grade / task-model test / reflection; the best."""
         assert play.invocation is not None and play.observation is not None
         last_round = iteration >= self.engine.config.examples.depth
         best: Example | None = None
@@ -160,6 +200,7 @@ class ExampleSpace:
             if best is None or ex.reward > best.reward:
                 best = ex
             previous = ex
+        assert best is not None
         return best
 
     async def _refine(self, inv: Invocation, obs: Observation, previous: Example | None,

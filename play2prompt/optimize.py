@@ -16,6 +16,7 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig, preset
 from play2prompt.docs import search_doc
+from play2prompt.errors import LMError, UserError
 from play2prompt.examples import distinct_examples, search_examples, select_demos
 from play2prompt.inference import TaskPrompter
 from play2prompt.lm._base import LM
@@ -117,8 +118,29 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
 
 
 async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:
-    results = await asyncio.gather(*(optimize_tool(t, engine) for t in tools))
-    return {r.name: r for r in results}
+    """Optimize the tools concurrently. A tool that fails does not stop the others (their work
+    is stored); the first failure is raised once all are finished."""
+    outcomes = await asyncio.gather(*(optimize_tool(t, engine) for t in tools),
+                                    return_exceptions=True)
+    return collect_results(tools, outcomes, engine.store.get_meta("run_id"))
+
+
+def collect_results(tools: Sequence[Tool], outcomes: Sequence[Any],
+                    run_id: str | None) -> dict[str, ToolResult]:
+    """The results by tool name, or the first failure, naming the tool and how to go on."""
+    failed = [(t.name, o) for t, o in zip(tools, outcomes) if isinstance(o, BaseException)]
+    for _, exc in failed:
+        if not isinstance(exc, Exception):  # an interrupt: pass it on as it is
+            raise exc
+    if failed:
+        name, exc = failed[0]
+        if not isinstance(exc, UserError):
+            raise exc  # a bug: keep its traceback
+        done = len(tools) - len(failed)
+        message = (f"tool {name!r}: {exc} ({len(failed)} of {len(tools)} tools failed, {done} "
+                   f"stored; continue with --resume {run_id})")
+        raise (LMError if isinstance(exc, LMError) else UserError)(message) from exc
+    return {r.name: r for r in outcomes}
 
 
 def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,
@@ -182,6 +204,10 @@ def optimize(
     start = time.perf_counter()
     try:
         results = asyncio.run(optimize_tools(tools, engine))
+    except BaseException as exc:
+        store.set_meta("status", "failed")
+        store.set_meta("error", f"{type(exc).__name__}: {exc}"[:1000])
+        raise
     finally:
         engine.runtime.close()
     wall = time.perf_counter() - start

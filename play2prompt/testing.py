@@ -146,3 +146,41 @@ def sample_from_schema(schema: Mapping[str, Any], rng: random.Random, depth: int
 
 
 ReplyFn = Callable[[ChatRequest, int], Reply]
+
+# -- a scripted tool player ------------------------------------------------------------------
+M1_MARK = "Write the arguments for a new call to "
+M3_MARK = "Values the request must contain:"
+
+
+def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
+               ) -> list[tuple[str, Reply]]:
+    """Rules that make a :class:`FakeLM` play tools plausibly (tests and benchmarks).
+
+    For the tool-play prompt (m1) of a tool named in ``arguments`` the reply is one of its
+    candidate argument objects, chosen by the request's seed (include wrong ones to exercise
+    errors and reflection); for the query prompt (m3) it is a first-person request stating
+    every value the call uses. Everything else falls through to the FakeLM's other replies.
+    Module-level callables, so an LM built with these rules pickles (Ray).
+    """
+    rules: list[tuple[str, Reply]] = [
+        (f"{M1_MARK}{name}.", _Pick(tuple(dict(a) for a in options)))
+        for name, options in arguments.items()
+    ]
+    rules.append((M3_MARK, _state_values))
+    return rules
+
+
+class _Pick:
+    def __init__(self, options: tuple[dict[str, Any], ...]) -> None:
+        self.options = options
+
+    def __call__(self, request: ChatRequest, index: int) -> Reply:
+        return dict(random.Random(request.sample_seed(index)).choice(self.options))
+
+
+def _state_values(request: ChatRequest, index: int) -> Reply:
+    text = str(request.messages[-1].get("content") or "")
+    block = text.split(M3_MARK, 1)[1]
+    values = [ln.rsplit(": ", 1)[-1].strip() for ln in block.splitlines()
+              if ln.startswith("- ")]
+    return {"query": f"Please help me with {', '.join(values) or 'this'} for my plans."}

@@ -8,19 +8,24 @@ asks once per sample with a derived seed). Everything else lives here, once:
   already in the log (the run store) is served from it for free, which is how a killed run
   resumes and how sweeps share optimization calls;
 - in-flight deduplication: identical concurrent requests share one backend call;
-- a bounded number of requests in flight (``max_concurrency``);
-- retries with exponential backoff on transient failures (rate limits, timeouts, resets);
+- a bounded number of requests in flight (``max_concurrency``, per LM instance);
+- retries (``tenacity``) with jittered exponential backoff on transient failures (rate limits,
+  timeouts, resets; a server's ``Retry-After`` is honoured); a call that still fails is
+  recorded in the log as failed and raised as :class:`LMError`, never dropped;
 - usage accounting (calls, samples, tokens, cache hits, failures, time).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from play2prompt.errors import LMError
 from play2prompt.jsonutil import derive_seed, stable_hash
@@ -146,7 +151,13 @@ class CallLog(Protocol):
 
 
 class TransientLMError(Exception):
-    """A failure worth retrying (rate limit, timeout, connection reset, 5xx)."""
+    """A failure worth retrying (rate limit, timeout, connection reset, 5xx).
+
+    ``retry_after``: seconds the server asked to wait (its ``Retry-After``), if it said."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class LM(ABC):
@@ -158,6 +169,7 @@ class LM(ABC):
     max_concurrency: int = 4
     max_retries: int = 4
     retry_base_delay: float = 1.0
+    retry_max_delay: float = 60.0
 
     def __init__(self) -> None:
         self.log: CallLog | None = None
@@ -169,6 +181,13 @@ class LM(ABC):
     @abstractmethod
     async def _generate(self, request: ChatRequest) -> Generation:
         """Answer ``request`` with ``request.n`` choices (1 unless ``supports_n``)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy for another process (a Ray worker): configuration only, no log, no
+        in-flight state, fresh statistics."""
+        state = dict(self.__dict__)
+        state.update(log=None, stats=LMStats(), _sem=None, _sem_loop=None, _inflight={})
+        return state
 
     def with_log(self, log: CallLog | None) -> LM:
         self.log = log
@@ -261,33 +280,46 @@ class LM(ABC):
         return self._sem
 
     async def _call_backend(self, request: ChatRequest) -> tuple[Generation, float]:
-        attempt = 0
-        while True:
-            start = time.perf_counter()
-            try:
-                async with self._semaphore():
-                    gen = await self._generate(request)
-            except TransientLMError as exc:
-                self.stats.failures += 1
-                attempt += 1
-                if attempt > self.max_retries:
-                    self._record_failure(request, str(exc))
-                    raise LMError(f"{self.model_id}: {exc} (after {attempt} attempts)") from exc
-                await asyncio.sleep(self.retry_base_delay * (2 ** (attempt - 1)))
-                continue
-            except LMError as exc:
-                self.stats.failures += 1
-                self._record_failure(request, str(exc))
-                raise
-            latency = time.perf_counter() - start
-            self.stats.calls += 1
-            self.stats.samples += len(gen.choices)
-            self.stats.prompt_tokens += gen.usage.prompt_tokens
-            self.stats.completion_tokens += gen.usage.completion_tokens
-            self.stats.seconds += latency
-            role = request.role or "-"
-            self.stats.by_role[role] = self.stats.by_role.get(role, 0) + 1
-            return gen, latency
+        """One backend request under the concurrency bound, retried on transient errors."""
+        attempts = 0
+        retrying = AsyncRetrying(retry=retry_if_exception_type(TransientLMError),
+                                 stop=stop_after_attempt(max(0, int(self.max_retries)) + 1),
+                                 wait=self._retry_wait, reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    start = time.perf_counter()
+                    try:
+                        async with self._semaphore():
+                            gen = await self._generate(request)
+                    except TransientLMError:
+                        self.stats.failures += 1
+                        raise
+        except TransientLMError as exc:
+            self._record_failure(request, f"{exc} (after {attempts} attempts)")
+            raise LMError(f"{self.model_id}: {exc} (after {attempts} attempts)") from exc
+        except LMError as exc:
+            self.stats.failures += 1
+            self._record_failure(request, str(exc))
+            raise
+        latency = time.perf_counter() - start
+        self.stats.calls += 1
+        self.stats.samples += len(gen.choices)
+        self.stats.prompt_tokens += gen.usage.prompt_tokens
+        self.stats.completion_tokens += gen.usage.completion_tokens
+        self.stats.seconds += latency
+        role = request.role or "-"
+        self.stats.by_role[role] = self.stats.by_role.get(role, 0) + 1
+        return gen, latency
+
+    def _retry_wait(self, state: RetryCallState) -> float:
+        """Exponential backoff with jitter (concurrent retries spread out), at least what the
+        server asked for."""
+        exc = state.outcome.exception() if state.outcome is not None else None
+        hinted = float(getattr(exc, "retry_after", None) or 0.0)
+        base = self.retry_base_delay * 2 ** (state.attempt_number - 1)
+        return max(hinted, min(self.retry_max_delay, base * random.uniform(0.5, 1.5)))
 
     def _record(self, key: str, request: ChatRequest, index: int, choice: Choice,
                 usage: Usage, latency: float) -> None:

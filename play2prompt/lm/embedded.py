@@ -75,6 +75,15 @@ class EmbeddedLM(LM):
         self._server: Any = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.update(_server=None, _lock=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @classmethod
     def from_spec(cls, rest: str, **options: Any) -> EmbeddedLM:
         return cls(model_path=rest or None, **options)

@@ -85,6 +85,11 @@ class OpenAICompatLM(LM):
         lm.model_id = f"ollama:{rest}"
         return lm
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_clients"] = {}
+        return state
+
     def _client(self) -> Any:
         import openai
 
@@ -146,12 +151,15 @@ class OpenAICompatLM(LM):
             except openai.NotFoundError as exc:
                 raise LMError(f"{self.model_id}: not found (model name or URL): "
                               f"{_short(exc)}") from exc
-            except openai.APIConnectionError as exc:
+            except openai.APIConnectionError as exc:  # includes APITimeoutError
                 where = self.base_url or "api.openai.com"
-                raise TransientLMError(f"cannot reach {where}: {_short(exc)}") from exc
-            except (openai.RateLimitError, openai.APITimeoutError,
-                    openai.InternalServerError) as exc:
-                raise TransientLMError(_short(exc)) from exc
+                kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "cannot reach"
+                raise TransientLMError(f"{kind} {where}: {_short(exc)}") from exc
+            except openai.APIStatusError as exc:  # 429 rate limit, 408/409, 5xx
+                if _retryable_status(exc.status_code):
+                    raise TransientLMError(f"HTTP {exc.status_code}: {_short(exc)}",
+                                           _retry_after(exc)) from exc
+                raise LMError(f"{self.model_id}: HTTP {exc.status_code}: {_short(exc)}") from exc
         choices = []
         for ch in resp.choices:
             text = ch.message.content or ""
@@ -172,6 +180,25 @@ def _tool_call(tc: Any) -> ToolCall:
     except json.JSONDecodeError:
         args = raw
     return ToolCall(tc.function.name, args)
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 425, 429) or status >= 500
+
+
+def _retry_after(exc: Any) -> float | None:
+    """The server's Retry-After (seconds), if it sent one."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / (1000.0 if name.endswith("-ms") else 1.0)
+        except ValueError:
+            continue
+        return seconds if 0 <= seconds <= 600 else None
+    return None
 
 
 def _short(exc: Exception) -> str:

@@ -118,10 +118,13 @@ class RunStore:
 
     def put_failure(self, key: str, *, model: str, role: str, request: ChatRequest,
                     error: str) -> None:
+        """Record a call that failed after its retries. Failures get rows of their own (the
+        sample's key plus a time stamp), so a later success does not erase the record."""
+        now = time.time()
         self._exec(
             "INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (key, model, role or "-", request.tag, 0, json.dumps(request.key_payload()), None,
-             "error", error, 0, 0, 0.0, time.time()),
+            (f"{key}!failed@{now:.6f}", model, role or "-", request.tag, 0,
+             json.dumps(request.key_payload()), None, "error", error, 0, 0, 0.0, now),
         )
 
     def call_stats(self) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Arguments are checked against the tool's JSON Schema first; a violation is a cheap ``schema``
 rejection and the tool is not run. Executions are logged in the run store and an invocation
-already seen (same tool, same arguments) is served from the log instead of being run again.
+already seen (same tool, same arguments) is served from the log instead of being run again;
+identical invocations in flight at the same time share one execution.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class ToolRuntime:
         self.store = store if store is not None else self.ctx.store
         self._executors: dict[str, Executor] = {}
         self.executions = 0  # real executions (not served from the log)
-        self.cache_hits = 0
+        self.cache_hits = 0  # served from the log or shared with an identical one in flight
+        self._inflight: dict[str, asyncio.Future[Observation]] = {}
 
     def tool(self, name: str) -> Tool:
         return self.tools[name]
@@ -57,12 +59,26 @@ class ToolRuntime:
             if cached is not None:
                 self.cache_hits += 1
                 return cached
-        executor = self.executor(invocation.name)
-        obs = await asyncio.to_thread(executor.execute, dict(invocation.arguments), timeout)
-        self.executions += 1
-        if self.store is not None:
-            self.store.put_execution(key, invocation, obs)
-        return obs
+        pending = self._inflight.get(key)
+        if pending is not None and pending.get_loop() is asyncio.get_running_loop():
+            self.cache_hits += 1
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Observation] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            executor = self.executor(invocation.name)
+            obs = await asyncio.to_thread(executor.execute, dict(invocation.arguments), timeout)
+            self.executions += 1
+            if self.store is not None:
+                self.store.put_execution(key, invocation, obs)
+            future.set_result(obs)
+            return obs
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it, nobody else must
+            raise
+        finally:
+            self._inflight.pop(key, None)
 
     def run_sync(self, invocation: Invocation, timeout: float | None = None) -> Observation:
         return asyncio.run(self.run(invocation, timeout))
