@@ -15,7 +15,7 @@ import random
 import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from play2prompt.examples import Example
@@ -84,6 +84,7 @@ class DocSearchOutcome:
     scores: Mapping[str, float | None]
     history: tuple[Node[DocCandidate], ...] = ()
     best_per_iteration: tuple[float | None, ...] = ()
+    stopped_early: bool = False
 
 
 def split_examples(examples: Sequence[Example], holdout: float, seed: Any
@@ -249,6 +250,7 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
                          "failures": space.evals[node.item.key].failures[:5]})
         engine.reporter.advance(tool.name, len(new) or 1)
 
+    stopped_early = False
     if settings.method == "mc":
         root = Node("root", DocCandidate(d0), 0.0, 0)
         d0_score = (await space.score([root.item], 0))[0]
@@ -260,10 +262,12 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
     else:
         result = await beam_search(space, width=settings.width, expand=settings.expand,
                                    depth=settings.depth, initial_items=initial,
-                                   on_iteration=on_iteration)
+                                   patience=cfg.patience, on_iteration=on_iteration)
         history = result.history
         best_per_iteration = tuple(result.best_reward_per_iteration())
-    return await _choose(space, tool, d0, history, hold, best_per_iteration)
+        stopped_early = result.stopped_early
+    outcome = await _choose(space, tool, d0, history, hold, best_per_iteration)
+    return replace(outcome, stopped_early=stopped_early)
 
 
 class _ChildrenOf:

@@ -86,10 +86,11 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     demos = select_demos(history, cfg.demos_per_tool)
     examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
     errors = [e for p in space.plays for e in p.errors()]
+    doc_stopped = False
     if cfg.optimize_docs:
         outcome = await search_doc(tool, eng, examples, errors)
         doc, changed, reason, scores = outcome.doc, outcome.changed, outcome.reason, outcome.scores
-        doc_curve = list(outcome.best_per_iteration)
+        doc_curve, doc_stopped = list(outcome.best_per_iteration), outcome.stopped_early
     else:
         doc, changed, reason, scores, doc_curve = tool.doc, False, "doc search off", {}, []
     attempts = [a for p in space.plays for a in p.attempts]
@@ -106,6 +107,10 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         "best_reward": search.best.reward if search.best else None,
         "best_reward_per_iteration": search.best_reward_per_iteration(),
         "doc_score_per_iteration": doc_curve,
+        "stopped_early": {"examples": search.stopped_early, "docs": doc_stopped},
+        "repeated_calls_avoided": {
+            "explored": sum(1 for a in attempts if a.observation.error_type == "duplicate"),
+            "siblings": space.sibling_duplicates},
         "llm_samples": tag_stats.get("samples", 0),
         "prompt_tokens": tag_stats.get("prompt_tokens", 0),
         "completion_tokens": tag_stats.get("completion_tokens", 0),

@@ -12,7 +12,7 @@ from play2prompt.errors import LMError
 from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.openai_compat import OpenAICompatLM, _retry_after
 
-hx = getattr(oe, "httpx", None) or getattr(oe, "httpx2")  # the HTTP library the SDK uses
+hx = getattr(oe, "httpx", None) or oe.httpx2  # the HTTP library the SDK uses
 URL = "http://127.0.0.1:9/v1/chat/completions"
 MSG = ({"role": "user", "content": "hi"},)
 
