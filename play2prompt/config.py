@@ -44,7 +44,9 @@ class OptimizeConfig:
     drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
     optimize_docs: bool = True       # Step 2 on/off
     evidence_notes: bool = True      # add a code-written "D0 + what play showed" doc candidate
-    max_concurrency: int | None = None
+    # LLM requests in flight: one number for every model, or {backend kind or spec: number}
+    # ("*" for the others); see lm.registry.concurrency_for. Never changes a result.
+    max_concurrency: int | dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,5 +115,9 @@ def validate(cfg: OptimizeConfig) -> None:
         raise UserError("holdout must be in [0, 1)")
     if not 0.0 <= cfg.drop_param_desc <= 1.0:
         raise UserError("drop_param_desc must be in [0, 1]")
+    limits = cfg.max_concurrency
+    values = limits.values() if isinstance(limits, dict) else [limits] if limits else []
+    if any(not isinstance(v, int) or v < 1 for v in values):
+        raise UserError("max_concurrency must be at least 1")
     if cfg.task_mode not in ("function-calling", "prompting"):
         raise UserError("task_mode must be 'function-calling' or 'prompting'")

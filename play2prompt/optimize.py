@@ -176,20 +176,31 @@ def optimize(
     metaprompts_dir: str | Path | None = None,
     reporter: Reporter | None = None,
     exec_ctx: ExecContext | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    recompute: bool = False,
 ) -> RunResult:
-    """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``."""
+    """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``.
+
+    ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
+    tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
+    ``resume``, redo every tool from the run's log (logged calls are free)."""
     if resume:
         store = open_run(resume, runs_dir)
+        limits = config.max_concurrency if config is not None else None
         tools, config, generator, task_model, base_dir = _resumed(store, generator, task_model,
                                                                   base_dir)
+        if limits is not None:  # how hard to push the backends may change between sessions
+            config = replace(config, max_concurrency=limits)
     else:
         if not tools:
             raise ValueError("optimize() needs tools or resume=")
         config = config or preset("default")
         store = create_run(runs_dir, label, run_id)
         tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
-    pool = LMPool(log=store, **({"max_concurrency": config.max_concurrency}
-                                if config.max_concurrency else {}))
+    if recompute:
+        store.clear_results()
+    pool = LMPool(log=store, max_concurrency=config.max_concurrency)
     gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
         generator)
     task = _resolve(pool, task_model, gen)
@@ -207,8 +218,10 @@ def optimize(
                           doc_generator=docgen, metaprompts_dir=metaprompts_dir,
                           reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
     start = time.perf_counter()
+    models = {"generator": generator, "task_model": task_model, "doc_generator": doc_generator}
     try:
-        results = asyncio.run(optimize_tools(tools, engine))
+        results, workers = _run_tools(tools, engine, executor, ray_address, models, pool,
+                                      metaprompts_dir, base_dir)
     except BaseException as exc:
         store.set_meta("status", "failed")
         store.set_meta("error", f"{type(exc).__name__}: {exc}"[:1000])
@@ -216,7 +229,7 @@ def optimize(
     finally:
         engine.runtime.close()
     wall = time.perf_counter() - start
-    stats = run_stats(store, pool, wall, engine.runtime)
+    stats = run_stats(store, pool, wall, engine.runtime, workers)
     store.set_meta("status", "done")
     store.set_meta("last_stats", stats)
     result = RunResult(store.get_meta("run_id"), store.run_dir, results, config.to_dict(), stats)
@@ -241,6 +254,25 @@ def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | 
                                                        or Path.cwd())
 
 
+def _run_tools(tools: Sequence[Tool], engine: Engine, executor: str, ray_address: str | None,
+               models: dict[str, Any], pool: LMPool, metaprompts_dir: str | Path | None,
+               base_dir: Path | None) -> tuple[dict[str, ToolResult], list[dict[str, Any]]]:
+    """Run every tool here (asyncio) or as Ray tasks; results and the workers' stats."""
+    if executor == "local":
+        return asyncio.run(optimize_tools(tools, engine)), []
+    if executor != "ray":
+        raise UserError(f"unknown executor {executor!r} (local or ray)")
+    from play2prompt.distributed import ToolJob, optimize_tools_on_ray
+
+    job = ToolJob(config=engine.config.to_dict(), models=models,
+                  max_concurrency=pool.max_concurrency,
+                  base_dir=str(Path(base_dir or Path.cwd()).resolve()),
+                  run_dir=str(engine.store.run_dir.resolve()),
+                  tool_timeout=engine.runtime.ctx.default_timeout,
+                  metaprompts_dir=str(metaprompts_dir) if metaprompts_dir else None)
+    return optimize_tools_on_ray(list(tools), engine, job, ray_address)
+
+
 def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
     if spec is None:
         return default
@@ -249,23 +281,32 @@ def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
     return pool.get(spec)
 
 
-def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime) -> dict[str, Any]:
-    """This session's cost (backend calls, tokens, cache hits) and the run's logged totals."""
-    session = {"llm_calls": 0, "llm_samples": 0, "cache_hits": 0, "dedup_hits": 0,
-               "prompt_tokens": 0, "completion_tokens": 0, "failures": 0}
-    for lm in pool.all():
-        s = lm.stats
-        session["llm_calls"] += s.calls
-        session["llm_samples"] += s.samples
-        session["cache_hits"] += s.cache_hits
-        session["dedup_hits"] += s.dedup_hits
-        session["prompt_tokens"] += s.prompt_tokens
-        session["completion_tokens"] += s.completion_tokens
-        session["failures"] += s.failures
-    return {
+def lm_session_stats(lms: Sequence[LM]) -> dict[str, int]:
+    """What these LMs cost in this session (backend calls, tokens, cache hits)."""
+    keys = ("calls", "samples", "cache_hits", "dedup_hits", "prompt_tokens",
+            "completion_tokens", "failures")
+    names = {"calls": "llm_calls", "samples": "llm_samples"}
+    return {names.get(k, k): sum(getattr(lm.stats, k) for lm in lms) for k in keys}
+
+
+def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime,
+              workers: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """This session's cost (backend calls, tokens, cache hits; the distributed workers'
+    included) and the run's logged totals."""
+    session = lm_session_stats(pool.all())
+    executions, exec_hits = runtime.executions, runtime.cache_hits
+    for w in workers:
+        for key in session:
+            session[key] += w.get(key, 0)
+        executions += w.get("tool_executions", 0)
+        exec_hits += w.get("tool_execution_cache_hits", 0)
+    stats = {
         "wall_s": round(wall, 2),
         "session": session,
         "logged": store.call_stats()["total"],
-        "tool_executions": runtime.executions,
-        "tool_execution_cache_hits": runtime.cache_hits,
+        "tool_executions": executions,
+        "tool_execution_cache_hits": exec_hits,
     }
+    if workers:
+        stats["workers"] = list(workers)
+    return stats

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -73,3 +74,21 @@ def tools_part(run_dir: Path) -> dict[str, Any]:
     """What a run produced, per tool: the prompts (doc, demos), scores and search stats."""
     data = json.loads((Path(run_dir) / "result.json").read_text())
     return data["tools"]
+
+
+class CrashOnce(JitterLM):
+    """Kills its own process (a lost Ray worker) after ``after`` calls for ``tool``, once:
+    the marker file says it already happened."""
+
+    def __init__(self, tool: str, after: int, marker: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tool, self.after, self.marker = tool, after, str(marker)
+        self.made = 0
+
+    async def _generate(self, request: ChatRequest) -> Generation:
+        if request.tag == self.tool:
+            self.made += 1
+            if self.made > self.after and not Path(self.marker).exists():
+                Path(self.marker).write_text(str(self.after))
+                os._exit(1)
+        return await super()._generate(request)

@@ -38,7 +38,17 @@ def optimize_command(
     patience: Optional[int] = typer.Option(None, help="early stop after N flat rounds"),
     drop_param_desc: Optional[float] = typer.Option(None, help="drop param docs with prob p"),
     tool_timeout: Optional[float] = typer.Option(None, help="seconds per tool execution"),
-    max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    max_concurrency: Optional[list[str]] = typer.Option(
+        None, "--max-concurrency", metavar="N|KIND=N",
+        help="LLM requests in flight per model: N for every model, or per backend "
+             "(repeatable), e.g. --max-concurrency openai-compat=32 --max-concurrency "
+             "embedded=2. Embedded: parallel slots; vllm: batch size. Never changes results"),
+    executor: str = typer.Option("local", help="local (tools concurrently in this process) | "
+                                               "ray (one Ray task per tool)"),
+    ray_address: Optional[str] = typer.Option(None, help="Ray cluster address (default: a "
+                                                         "running local cluster or a new one)"),
+    recompute: bool = typer.Option(False, "--recompute",
+                                   help="with --resume: redo every tool from the run's log"),
     no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written 'D0 + play evidence' candidate"),
@@ -53,8 +63,14 @@ def optimize_command(
 ) -> None:
     """Optimize tool documentation and find verified demonstrations."""
     from play2prompt.config import preset
+    from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
     from play2prompt.progress import NullReporter, RichReporter
+
+    if recompute and not resume:
+        raise UserError("--recompute goes with --resume RUN_ID")
+    if executor not in ("local", "ray"):
+        raise UserError(f"--executor must be local or ray, got {executor!r}")
 
     config = preset(
         preset_name, width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
@@ -62,7 +78,8 @@ def optimize_command(
         doc_batch=doc_batch, holdout=holdout, demos_per_tool=demos_per_tool, seed=seed,
         llm_grading=llm_grading, task_mode=mode,
         patience=patience, drop_param_desc=drop_param_desc, tool_timeout=tool_timeout,
-        max_concurrency=max_concurrency, optimize_docs=False if no_docs else None,
+        max_concurrency=parse_concurrency(max_concurrency),
+        optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None)
     loaded, base_dir, label, exec_ctx = None, None, "run", None
     if not resume:
@@ -73,7 +90,8 @@ def optimize_command(
         result = optimize(loaded, generator=generator, task_model=task_model,
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
-                          metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx)
+                          metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx,
+                          executor=executor, ray_address=ray_address, recompute=recompute)
     print_summary(result)
 
 

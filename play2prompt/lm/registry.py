@@ -12,10 +12,11 @@ spec share one loaded model, and attaches the run's call log to every model it h
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
-from play2prompt.errors import LMError
+from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM, CallLog
 
 ENTRY_POINT_GROUP = "play2prompt.lm_backends"
@@ -68,26 +69,69 @@ def _fake_from_spec(rest: str, **options: Any) -> LM:
     return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)
 
 
-class LMPool:
-    """One LM per distinct spec, all logging to ``log``."""
+Concurrency = int | Mapping[str, int] | None
 
-    def __init__(self, log: CallLog | None = None, **options: Any) -> None:
+
+def concurrency_for(setting: Concurrency, spec: str) -> int | None:
+    """The request bound for the model ``spec`` under ``setting``: one number for every model,
+    or a mapping by full spec, by backend kind (``openai``, ``embedded``, ``vllm``, ...) or
+    ``*`` (the others)."""
+    if setting is None or isinstance(setting, int):
+        return setting
+    kind, _ = parse_spec(spec)
+    for key in (spec, kind, "*"):
+        if key in setting:
+            return int(setting[key])
+    return None
+
+
+def parse_concurrency(values: Sequence[str] | None) -> Concurrency:
+    """``--max-concurrency`` values: ``N`` (every model) and/or ``KIND=N`` / ``SPEC=N``."""
+    if not values:
+        return None
+    out: dict[str, int] = {}
+    for raw in values:
+        key, sep, num = raw.rpartition("=")
+        try:
+            limit = int(num)
+        except ValueError:
+            limit = 0
+        if limit < 1 or (sep and not key.strip()):
+            raise UserError(f"--max-concurrency takes N or KIND=N with N >= 1, got {raw!r}")
+        out[key.strip() if sep else "*"] = limit
+    return out["*"] if list(out) == ["*"] else out
+
+
+class LMPool:
+    """One LM per distinct spec, all logging to ``log``.
+
+    ``max_concurrency`` (see :func:`concurrency_for`) bounds each backend's requests in flight:
+    for OpenAI-compatible servers the requests sent in parallel (their continuous batching
+    does the rest), for the embedded model its parallel slots, for vLLM offline its batch
+    size. LM objects added with :meth:`add` keep their own setting."""
+
+    def __init__(self, log: CallLog | None = None, max_concurrency: Concurrency = None,
+                 **options: Any) -> None:
         self.log = log
+        self.max_concurrency = max_concurrency
         self.options = options
         self._lms: dict[str, LM] = {}
 
     def get(self, spec: str) -> LM:
         key = spec or DEFAULT_SPEC
         if key not in self._lms:
-            self._lms[key] = make_lm(key, self.log, **self._options_for(key))
+            kind, _ = parse_spec(key)
+            limit = concurrency_for(self.max_concurrency, key)
+            opts = dict(self.options)
+            if limit and kind == "embedded":
+                opts["parallel"] = limit          # llama.cpp slots
+            elif limit and kind == "vllm":
+                opts["max_batch"] = limit
+            lm = make_lm(key, self.log, **opts)
+            if limit and kind not in ("embedded", "vllm"):
+                lm.max_concurrency = limit
+            self._lms[key] = lm
         return self._lms[key]
-
-    def _options_for(self, spec: str) -> dict[str, Any]:
-        kind, _ = parse_spec(spec)
-        opts = dict(self.options)
-        if "max_concurrency" in opts and kind == "embedded":
-            opts["parallel"] = opts.pop("max_concurrency")
-        return opts
 
     def add(self, spec: str, lm: LM) -> LM:
         self._lms[spec] = lm.with_log(self.log) if lm.log is None else lm

@@ -202,6 +202,48 @@ class RunStore:
             out.append(row)
         return out
 
+    # -- moving rows between stores (distributed workers) -----------------------------------
+    def export_rows(self, tool: str | None = None) -> dict[str, dict[str, list]]:
+        """The logged LLM calls, executions and candidates (of one ``tool``, or all), as
+        ``{table: {"columns": [...], "rows": [[...], ...]}}`` for :meth:`import_rows`."""
+        where = {"llm_calls": "tag", "executions": "tool", "candidates": "tool"}
+        out: dict[str, dict[str, list]] = {}
+        with self._lock:
+            for table, column in where.items():
+                sql, params = f"SELECT * FROM {table}", ()
+                if tool is not None:
+                    sql, params = f"{sql} WHERE {column} = ?", (tool,)
+                cur = self._conn.execute(sql + " ORDER BY rowid", params)
+                out[table] = {"columns": [d[0] for d in cur.description],
+                              "rows": [list(r) for r in cur]}
+        return out
+
+    def import_rows(self, data: Mapping[str, Mapping[str, list]]) -> int:
+        """Add rows exported by another store; rows whose key is already here are kept as they
+        are (same key, same content: the log is content-addressed). Returns rows added."""
+        added = 0
+        with self.transaction():
+            for table in ("llm_calls", "executions", "candidates"):
+                part = data.get(table)
+                if not part or not part["rows"]:
+                    continue
+                known = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+                unknown = set(part["columns"]) - known
+                if unknown:
+                    raise ValueError(f"{table}: unknown columns {sorted(unknown)}")
+                cols = ", ".join(part["columns"])
+                marks = ", ".join("?" for _ in part["columns"])
+                before = self._conn.total_changes
+                self._conn.executemany(
+                    f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})",
+                    [tuple(r) for r in part["rows"]])
+                added += self._conn.total_changes - before
+        return added
+
+    def clear_results(self) -> None:
+        """Forget the final results (``--recompute``: redo every tool from the log)."""
+        self._exec("DELETE FROM results")
+
     # -- final results -----------------------------------------------------------------------
     def put_result(self, tool: str, result: Mapping[str, Any]) -> None:
         self._exec("INSERT OR REPLACE INTO results VALUES (?,?,?)",
