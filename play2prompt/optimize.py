@@ -284,7 +284,7 @@ def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
 def lm_session_stats(lms: Sequence[LM]) -> dict[str, int]:
     """What these LMs cost in this session (backend calls, tokens, cache hits)."""
     keys = ("calls", "samples", "cache_hits", "dedup_hits", "prompt_tokens",
-            "completion_tokens", "failures")
+            "completion_tokens", "cached_prompt_tokens", "failures")
     names = {"calls": "llm_calls", "samples": "llm_samples"}
     return {names.get(k, k): sum(getattr(lm.stats, k) for lm in lms) for k in keys}
 

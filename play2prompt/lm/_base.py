@@ -96,10 +96,12 @@ class Choice:
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0   # prompt tokens the server served from its prefix cache
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.prompt_tokens + other.prompt_tokens,
-                     self.completion_tokens + other.completion_tokens)
+                     self.completion_tokens + other.completion_tokens,
+                     self.cached_tokens + other.cached_tokens)
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ class LMStats:
     failures: int = 0       # backend requests that failed (before/after retry)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the backend's prefix cache
     seconds: float = 0.0
     by_role: dict[str, int] = field(default_factory=dict)
 
@@ -308,6 +311,7 @@ class LM(ABC):
         self.stats.samples += len(gen.choices)
         self.stats.prompt_tokens += gen.usage.prompt_tokens
         self.stats.completion_tokens += gen.usage.completion_tokens
+        self.stats.cached_prompt_tokens += gen.usage.cached_tokens
         self.stats.seconds += latency
         role = request.role or "-"
         self.stats.by_role[role] = self.stats.by_role.get(role, 0) + 1

@@ -61,8 +61,10 @@ class EmbeddedLM(LM):
     supports_tools = False
 
     def __init__(self, model_path: str | Path | None = None, n_ctx: int = 8192,
-                 parallel: int = 2, threads: int | None = None, poll: int | None = None) -> None:
+                 parallel: int = 2, threads: int | None = None, poll: int | None = None,
+                 cache_prompt: bool = True) -> None:
         super().__init__()
+        self.cache_prompt = cache_prompt
         self.model_path = Path(model_path) if model_path else None
         self.n_ctx = n_ctx  # per slot
         self.parallel = max(1, parallel)
@@ -118,6 +120,9 @@ class EmbeddedLM(LM):
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
             "seed": req.seed,
+            # Reuse the KV cache of the longest matching prefix (the shared system message):
+            # measured here, a 386-token prompt costs 3 s to evaluate cold and 0.08 s warm.
+            "cache_prompt": self.cache_prompt,
         }
         if req.stop:
             body["stop"] = list(req.stop)
@@ -141,8 +146,10 @@ class EmbeddedLM(LM):
         finish = reply["choices"][0].get("finish_reason")
         usage = reply.get("usage", {})
         choice = parse_emulated(text) if emulated else Choice(text, (), finish)
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
         return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
-                                           int(usage.get("completion_tokens", 0))))
+                                           int(usage.get("completion_tokens", 0)),
+                                           int(cached or 0)))
 
     @staticmethod
     async def _complete(server: Any, body: dict[str, Any]) -> dict[str, Any]:

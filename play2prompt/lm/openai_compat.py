@@ -169,8 +169,10 @@ class OpenAICompatLM(LM):
             calls = tuple(_tool_call(tc) for tc in (ch.message.tool_calls or []))
             choices.append(Choice(text, calls, ch.finish_reason))
         usage = resp.usage
+        details = getattr(usage, "prompt_tokens_details", None)
         return Generation(tuple(choices), Usage(getattr(usage, "prompt_tokens", 0) or 0,
-                                                getattr(usage, "completion_tokens", 0) or 0))
+                                                getattr(usage, "completion_tokens", 0) or 0,
+                                                getattr(details, "cached_tokens", 0) or 0))
 
 
 def _tool_call(tc: Any) -> ToolCall:

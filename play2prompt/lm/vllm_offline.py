@@ -171,7 +171,8 @@ def _generation(output: Any, emulated: bool) -> Generation:
         choices.append(parse_emulated(text) if emulated
                        else Choice(text, (), getattr(out, "finish_reason", None)))
     prompt = len(getattr(output, "prompt_token_ids", None) or ())
-    return Generation(tuple(choices), Usage(prompt, completion))
+    cached = getattr(output, "num_cached_tokens", None) or 0   # automatic prefix caching
+    return Generation(tuple(choices), Usage(prompt, completion, int(cached)))
 
 
 def _settle(item: _Pending, result: Generation | BaseException) -> None:
