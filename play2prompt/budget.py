@@ -1,0 +1,60 @@
+"""How many LLM requests one tool's optimization can make at most, from its settings.
+
+An analytic upper bound (every play uses its whole try budget, every query its redraws, every
+rewrite its retries, no request is served from the log or shared); a run usually makes far
+fewer. ``bench/bench_optimize.py`` prints it next to measured counts for the presets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from play2prompt.config import OptimizeConfig
+from play2prompt.docs import REWRITE_TRIES
+from play2prompt.examples import QUERY_TRIES
+
+
+@dataclass(frozen=True)
+class CallBound:
+    candidates: int      # Step-1 candidates the search evaluates at most
+    play_calls: int      # m1 (+ m2) over every play, sibling replays included
+    refine_calls: int    # N_E rounds of m3 (+ redraws), m4, (m5), task model, m6
+    doc_candidates: int  # Step-2 docs scored
+    doc_calls: int       # m8 + m7 (+ retries) and the task model on the doc batches
+
+    @property
+    def step1(self) -> int:
+        return self.play_calls + self.refine_calls
+
+    @property
+    def total(self) -> int:
+        return self.step1 + self.doc_calls
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "step1": self.step1, "total": self.total}
+
+
+def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
+    """The most LLM requests one tool can cost under ``config`` (``llm_grading``: m2 and m5
+    are asked of the generator, as for capable generators)."""
+    grade = 1 if llm_grading else 0
+    ex = config.examples
+    candidates = ex.budget()
+    plays = 2 * candidates               # a play, plus one replay when a sibling had its call
+    play_calls = plays * config.max_tries * (1 + grade)
+    per_round = QUERY_TRIES + 1 + grade + 1 + 1
+    refine_calls = candidates * config.n_e * per_round
+    if not config.optimize_docs:
+        return CallBound(candidates, play_calls, refine_calls, 0, 0)
+    examples = candidates                # at most one example per candidate
+    hold = examples if examples < 3 else max(1, round(config.holdout * examples))
+    batch = min(config.doc_batch, examples if examples < 3 else examples - hold)
+    docs = config.docs
+    if docs.method == "mc":
+        rewrites, scored = docs.budget(), docs.budget() + 1      # + D0
+    else:
+        rewrites = docs.depth * docs.width * docs.expand
+        scored = rewrites + (2 if config.evidence_notes else 1)  # + D0 (+ the play notes)
+    doc_calls = scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
+    return CallBound(candidates, play_calls, refine_calls, scored, doc_calls)
