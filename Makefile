@@ -29,8 +29,9 @@ test: setup
 lint: setup
 	$(BIN)/python -m ruff check play2prompt tests bench
 
+# e.g. make bench BENCH_ARGS="--model fake:0.2 --concurrency 1 8"
 bench: setup
-	$(BIN)/python bench/bench_optimize.py
+	$(BIN)/python bench/bench_optimize.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

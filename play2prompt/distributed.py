@@ -15,7 +15,9 @@ and a resumed run (``--resume``) seeds every task with the tool's rows from the 
 reruns are cheap. A task that fails with an error still returns the rows it logged.
 
 Requirements on the cluster: play2prompt (and the tools' Python modules, at ``base_dir``)
-importable on every node; the model endpoints reachable from the nodes.
+importable on every node; the model endpoints reachable from the nodes. Of a caller's
+execution context, the base folder, the timeout and a simulator LM travel to the workers;
+other shared resources are recreated there by the executors that need them.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.results import ToolResult
 from play2prompt.store.db import RunStore
+from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
 
 WORKERS_DIR = "workers"
@@ -53,6 +56,8 @@ class ToolJob:
     run_dir: str
     tool_timeout: float
     metaprompts_dir: str | None = None
+    exec_base_dir: str | None = None        # where the tools' executors resolve paths
+    exec_lm: LM | None = None               # a simulator LM of the caller's ExecContext
     tool: dict[str, Any] = field(default_factory=dict)
     seed_rows: dict[str, Any] = field(default_factory=dict)
 
@@ -90,9 +95,13 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
     docgen = _model(pool, job.models.get("doc_generator"), gen)
     tool = Tool.from_dict(job.tool)
     config = OptimizeConfig.from_dict(job.config)
+    ctx = ExecContext(base_dir=Path(job.exec_base_dir or job.base_dir),
+                      lm=_model(pool, job.exec_lm, gen), store=store,
+                      default_timeout=job.tool_timeout)
     engine = build_engine([tool], store, replace(config, tool_timeout=job.tool_timeout),
                           generator=gen, task_model=task, doc_generator=docgen,
-                          metaprompts_dir=job.metaprompts_dir, base_dir=Path(job.base_dir))
+                          metaprompts_dir=job.metaprompts_dir, base_dir=Path(job.base_dir),
+                          exec_ctx=ctx)
     outcome: dict[str, Any] = {"tool": tool.name}
     try:
         result = asyncio.run(optimize_tool(tool, engine))

@@ -206,13 +206,7 @@ def optimize(
     task = _resolve(pool, task_model, gen)
     docgen = _resolve(pool, doc_generator, gen)
     if not resume:
-        store.set_meta("config", config.to_dict())
-        store.set_meta("tools", {"tools": [t.to_dict() for t in tools]})
-        gen_spec = generator if isinstance(generator, str) else gen.model_id
-        task_spec = task_model if isinstance(task_model, str) else (
-            task.model_id if task_model is not None else gen_spec)
-        store.set_meta("models", {"generator": gen_spec, "task_model": task_spec})
-        store.set_meta("base_dir", str(Path(base_dir or Path.cwd()).resolve()))
+        _record_start(store, config, tools, generator, task_model, gen, task, base_dir)
     store.set_meta("status", "running")
     engine = build_engine(tools, store, config, generator=gen, task_model=task,
                           doc_generator=docgen, metaprompts_dir=metaprompts_dir,
@@ -236,6 +230,19 @@ def optimize(
     result.write()
     pool.close()
     return result
+
+
+def _record_start(store: RunStore, config: OptimizeConfig, tools: Sequence[Tool],
+                  generator: str | LM, task_model: str | LM | None, gen: LM, task: LM,
+                  base_dir: Path | None) -> None:
+    """What a resumed run needs: config, tools, model specs, base folder."""
+    store.set_meta("config", config.to_dict())
+    store.set_meta("tools", {"tools": [t.to_dict() for t in tools]})
+    gen_spec = generator if isinstance(generator, str) else gen.model_id
+    task_spec = task_model if isinstance(task_model, str) else (
+        task.model_id if task_model is not None else gen_spec)
+    store.set_meta("models", {"generator": gen_spec, "task_model": task_spec})
+    store.set_meta("base_dir", str(Path(base_dir or Path.cwd()).resolve()))
 
 
 def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | None
@@ -264,12 +271,16 @@ def _run_tools(tools: Sequence[Tool], engine: Engine, executor: str, ray_address
         raise UserError(f"unknown executor {executor!r} (local or ray)")
     from play2prompt.distributed import ToolJob, optimize_tools_on_ray
 
+    ctx = engine.runtime.ctx
     job = ToolJob(config=engine.config.to_dict(), models=models,
                   max_concurrency=pool.max_concurrency,
                   base_dir=str(Path(base_dir or Path.cwd()).resolve()),
                   run_dir=str(engine.store.run_dir.resolve()),
-                  tool_timeout=engine.runtime.ctx.default_timeout,
-                  metaprompts_dir=str(metaprompts_dir) if metaprompts_dir else None)
+                  tool_timeout=ctx.default_timeout,
+                  metaprompts_dir=str(metaprompts_dir) if metaprompts_dir else None,
+                  exec_base_dir=str(Path(ctx.base_dir).resolve()),
+                  exec_lm=ctx.lm if isinstance(ctx.lm, LM) and ctx.lm is not engine.generator
+                  else None)
     return optimize_tools_on_ray(list(tools), engine, job, ray_address)
 
 
