@@ -91,12 +91,15 @@ def probe(spec: str, concurrency: int, requests: int, max_tokens: int, tool: Any
             return ChatRequest((system, {"role": "user", "content": user}), temperature=0.7,
                                max_tokens=max_tokens, seed=1000 + i, role="probe")
 
-        async def work(tag: str = name, lm: Any = lm, level: int = level) -> None:
+        count = requests if level == 1 else max(requests, level)   # enough to fill every slot
+
+        async def work(tag: str = name, lm: Any = lm, level: int = level,
+                       count: int = count) -> None:
             if level == 1:
-                for i in range(requests):
+                for i in range(count):
                     await lm.chat(request(i, tag))
             else:
-                await asyncio.gather(*(lm.chat(request(i, tag)) for i in range(requests)))
+                await asyncio.gather(*(lm.chat(request(i, tag)) for i in range(count)))
 
         try:
             asyncio.run(lm.chat(request(-1, f"warm-up {name}")))
@@ -109,8 +112,8 @@ def probe(spec: str, concurrency: int, requests: int, max_tokens: int, tool: Any
             lm.close()
         ptok = lm.stats.prompt_tokens - before[0]
         ctok = lm.stats.completion_tokens - before[1]
-        out[name] = {"requests": requests, "wall_s": round(wall, 3), "concurrency": level,
-                     "calls_s": round(requests / wall, 2),
+        out[name] = {"requests": count, "wall_s": round(wall, 3), "concurrency": level,
+                     "calls_s": round(count / wall, 2),
                      "total_tok_s": round((ptok + ctok) / wall, 1),
                      "completion_tok_s": round(ctok / wall, 1),
                      "cached_prompt_tokens": lm.stats.cached_prompt_tokens - before[2],
@@ -176,8 +179,8 @@ def print_level(level: int, run: dict, spec: str, base_wall: float | None,
     lat = latency_of(spec)
     if lat:
         busy = sess["llm_calls"] * lat / level
-        print(f"  calls x latency / concurrency = {busy:.2f} s (lower bound at this level); "
-              f"scheduler and tools: {max(0.0, wall - busy):.2f} s beyond it")
+        print(f"  calls x latency / concurrency = {busy:.2f} s; wall = {wall / lat:.1f} call "
+              f"latencies (bounded below by that and by the longest chain of dependent calls)")
     if base_wall:
         print(f"  speed-up over the first level: {base_wall / wall:.2f}x")
 
