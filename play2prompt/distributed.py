@@ -14,6 +14,9 @@ replays the calls the lost attempt logged in its worker store when the run folde
 and a resumed run (``--resume``) seeds every task with the tool's rows from the run store, so
 reruns are cheap. A task that fails with an error still returns the rows it logged.
 
+Each task takes one CPU of its node (Ray's default); an embedded model inside a task runs with
+that many threads, so tasks sharing a node do not oversubscribe it.
+
 Requirements on the cluster: play2prompt (and the tools' Python modules, at ``base_dir``)
 importable on every node; the model endpoints reachable from the nodes. Of a caller's
 execution context, the base folder, the timeout and a simulator LM travel to the workers;
@@ -23,10 +26,12 @@ other shared resources are recreated there by the executors that need them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import os
 import re
 import socket
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -87,6 +92,7 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
     from play2prompt.optimize import build_engine, lm_session_stats, optimize_tool
 
     start = time.perf_counter()
+    _threads_for_this_task()
     store = RunStore(worker_store_path(job.run_dir, job.tool_name))
     store.import_rows(job.seed_rows)
     pool = LMPool(log=store, max_concurrency=job.max_concurrency)
@@ -119,6 +125,19 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
                         "node": socket.gethostname(), "worker_store": str(store.path)}
     store.close()
     return outcome
+
+
+def _threads_for_this_task() -> None:
+    """Inside a Ray task, the embedded model gets the task's CPUs, not the node's: tasks share
+    a node, and llama.cpp threads that outnumber the free cores collapse."""
+    if "ray" not in sys.modules or "P2P_EMBEDDED_THREADS" in os.environ:
+        return
+    try:
+        cpus = sys.modules["ray"].get_runtime_context().get_assigned_resources().get("CPU")
+    except Exception:  # noqa: BLE001 - not in a Ray worker
+        return
+    if cpus:
+        os.environ["P2P_EMBEDDED_THREADS"] = str(max(1, int(cpus)))
 
 
 def _model(pool: LMPool, spec: str | LM | None, default: LM | None) -> LM:
@@ -213,6 +232,8 @@ def _drop_worker_store(path: str, run_dir: Path) -> None:
         return
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # the last one out removes the folder
+        db.parent.rmdir()
 
 
 def _rebuild_error(kind: str, message: str) -> UserError:

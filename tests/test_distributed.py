@@ -97,7 +97,7 @@ def test_ray_run_matches_the_single_process_run(ray_cluster, tmp_path, example_t
     assert _rows(dist.run_dir) == _rows(local.run_dir)     # the logs came back, all of them
     assert dist.stats["session"]["llm_calls"] == local.stats["session"]["llm_calls"]
     assert len(dist.stats["workers"]) == len(example_tools)
-    assert not list((dist.run_dir / "workers").glob("*.db"))  # merged, then removed
+    assert not (dist.run_dir / "workers").exists()        # merged, then removed
     # Redoing every tool on the cluster from the run's log: the workers are seeded with the
     # logged rows, so no LLM call and no tool execution is made, and the result is the same.
     again = optimize(generator=JitterLM(), resume="ray", runs_dir=tmp_path, executor="ray",
