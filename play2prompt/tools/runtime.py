@@ -58,7 +58,7 @@ class ToolRuntime:
                 self.cache_hits += 1
                 return cached
         executor = self.executor(invocation.name)
-        obs = await asyncio.to_thread(executor.execute, dict(invocation.arguments), timeout)
+        obs = await executor.aexecute(dict(invocation.arguments), timeout)
         self.executions += 1
         if self.store is not None:
             self.store.put_execution(key, invocation, obs)
