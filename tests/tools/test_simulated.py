@@ -24,9 +24,9 @@ TEMPLATE = {"name": "str", "rank": "int", "score": "float", "live": "bool",
 def test_template_becomes_a_capped_schema():
     schema = template_schema(TEMPLATE)
     ok = {"name": "x", "rank": 1, "score": 2.5, "live": True, "tags": ["a"],
-          "events": [{"id": "e1", "when": {"date": "2024-01-01"}}]}
+          "events": [{"id": "e1", "when": "2024-01-01"}]}  # deeper than the cap: text
     jsonschema.validate(ok, schema)
-    assert schema["properties"]["events"]["maxItems"] == 3
+    assert schema["properties"]["events"]["maxItems"] == 2
     assert "_list_length" not in schema["properties"]["events"]["items"]["properties"]
     bad = dict(ok, rank="first")
     try:
@@ -36,9 +36,9 @@ def test_template_becomes_a_capped_schema():
         pass
     assert parse_template('{"a": "int"}') == {"a": "int"}
     assert parse_template("{'a': 'int'}") == {"a": "int"}
-    assert response_schema(None)["properties"]["response"] == {}
-    assert response_schema('{"a": "int"}')["properties"]["response"]["properties"]["a"] == {
-        "type": "integer"}
+    assert response_schema(None)["properties"]["response"]["type"] == "string"
+    assert response_schema('{"a": "int"}')["properties"]["response"]["properties"]["a"][
+        "type"] == "integer"
 
 
 def test_examples_shrink_to_fit():
@@ -63,7 +63,7 @@ def test_simulated_tool_answers_records_and_replays(tmp_path):
     text = "\n".join(m["content"] for m in req.messages)
     assert "Rank of a tennis player." in text and "Nadal" in text and "Sinner" in text
     assert req.role == "simulator" and req.tag == "player_rank"
-    assert req.json_schema["properties"]["response"]["properties"]["rank"] == {"type": "integer"}
+    assert req.json_schema["properties"]["response"]["properties"]["rank"]["type"] == "integer"
     rt.close()
     # a fresh runtime without the execution log still gets the recorded response
     rt2 = ToolRuntime([tool], ExecContext(lm=FakeLM(), store=store), None)
@@ -71,3 +71,12 @@ def test_simulated_tool_answers_records_and_replays(tmp_path):
     assert again.output == {"rank": 7}
     rt2.close()
     store.close()
+
+
+def test_template_is_described_in_words_for_the_prompt():
+    from play2prompt.tools.executors.simulated import describe_template
+
+    text = describe_template(TEMPLATE)
+    assert "- rank: whole number" in text and "- tags: list of text with length 8" in text
+    assert "- events: a list of" in text and "      - date: text" in text
+    assert '"str"' not in text and "_list_length" not in text

@@ -240,17 +240,22 @@ def render_tools(tools: Sequence[Tool]) -> str:
 
 
 def render_demos(demos: Sequence[Demo], fmt: str) -> str:
+    """Each demo (query, verified call, answer) as a short solved trajectory."""
     if not demos:
         return ""
-    lines = ["", "Examples of single steps that worked:"]
+    lines = ["", "Examples of solved requests:"]
     for demo in demos:
         lines.append(f"Request: {demo.query}")
         for call in demo.calls:
-            lines.append(_render_step("I call the function that answers this.", call.name,
-                                      dict(call.arguments), fmt))
+            lines.append(_render_step(f"I call {call.name} with the values from the request.",
+                                      call.name, dict(call.arguments), fmt))
+            lines.append("Observation: (the function's result)")
         if demo.answer:
-            lines.append(f"(the answer given after the observation: {demo.answer[:300]})")
-    return "\n".join(lines)
+            lines.append(_render_step("The result answers the request.", FINISH,
+                                      {"return_type": GIVE_ANSWER,
+                                       "final_answer": demo.answer[:300]}, fmt))
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 def _render_step(thought: str, action: str, args: Mapping[str, Any], fmt: str) -> str:

@@ -32,9 +32,13 @@ from play2prompt.tools.model import Invocation, Observation
 
 MAX_EXAMPLES = 5
 EXAMPLES_CHARS = 2048
-MAX_DEPTH = 4
-MAX_PROPERTIES = 12
-MAX_ITEMS = 3
+MAX_DEPTH = 3
+MAX_PROPERTIES = 8
+MAX_ITEMS = 2
+MAX_STRING = 40
+MAX_INT = 10**6
+# Without a known shape: a short text (ToolBench's cached responses are often text).
+FREE_RESPONSE = {"type": "string", "maxLength": 500}
 SIMULATOR_ROLE = "simulator"
 _SCALARS = {"str": "string", "string": "string", "int": "integer", "integer": "integer",
             "float": "number", "number": "number", "bool": "boolean", "boolean": "boolean",
@@ -58,7 +62,7 @@ def template_schema(template: Any, depth: int = 0) -> dict[str, Any]:
     """A JSON schema for responses shaped like ``template`` (capped for small models)."""
     if isinstance(template, Mapping):
         if depth >= MAX_DEPTH:
-            return {"type": "string", "maxLength": 80}
+            return {"type": "string", "maxLength": MAX_STRING}
         props = {str(k): template_schema(v, depth + 1)
                  for k, v in list(template.items())[:MAX_PROPERTIES] if k != "_list_length"}
         return {"type": "object", "properties": props, "required": list(props),
@@ -75,7 +79,11 @@ def template_schema(template: Any, depth: int = 0) -> dict[str, Any]:
         key = template.strip().lower()
         if key in _SCALARS:
             kind = _SCALARS[key]
-            return {"type": kind, "maxLength": 60} if kind == "string" else {"type": kind}
+            if kind == "string":
+                return {"type": "string", "maxLength": MAX_STRING}
+            if kind == "integer":  # bounded, or a small model writes digits forever
+                return {"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}
+            return {"type": kind}
         if _is_list_note(key):
             words = key.split()
             inner = template_schema(words[2] if len(words) > 2 else "str", depth + 1)
@@ -84,7 +92,39 @@ def template_schema(template: Any, depth: int = 0) -> dict[str, Any]:
         return {"type": "boolean"}
     if isinstance(template, (int, float)):
         return {"type": "number"}
-    return {"type": "string", "maxLength": 200}
+    return {"type": "string", "maxLength": MAX_STRING}
+
+
+_WORDS = {"str": "text", "string": "text", "int": "whole number", "integer": "whole number",
+          "float": "number", "number": "number", "bool": "true/false", "boolean": "true/false"}
+
+
+def describe_template(template: Any, indent: str = "", limit: int = 40) -> str:
+    """A ``template_response`` as a field list in words (a small model copies a literal
+    ``"str"`` placeholder into its answer, but not a description)."""
+    lines: list[str] = []
+
+    def walk(node: Any, pad: str, label: str) -> None:
+        if len(lines) >= limit:
+            return
+        if isinstance(node, list) and node and _is_list_note(node[0]):
+            node = node[0]
+        if isinstance(node, Mapping):
+            if label:
+                lines.append(f"{pad}- {label}: an object with")
+            for key, sub in node.items():
+                if key != "_list_length":
+                    walk(sub, pad + ("  " if label else ""), str(key))
+        elif isinstance(node, list):
+            lines.append(f"{pad}- {label or 'the response'}: a list of")
+            if node:
+                walk(node[0], pad + "  ", "each item")
+        elif label:
+            word = str(node).strip().lower()
+            lines.append(f"{pad}- {label}: {_WORDS.get(word, word.replace('str', 'text'))}")
+
+    walk(template, indent, "")
+    return "\n".join(lines)
 
 
 def _is_list_note(value: Any) -> bool:
@@ -93,7 +133,7 @@ def _is_list_note(value: Any) -> bool:
 
 def response_schema(template: Any) -> dict[str, Any]:
     value = parse_template(template)
-    inner = template_schema(value) if isinstance(value, (Mapping, list)) else {}
+    inner = template_schema(value) if isinstance(value, (Mapping, list)) else FREE_RESPONSE
     return {"type": "object", "properties": {"response": inner}, "required": ["response"],
             "additionalProperties": False}
 
@@ -119,8 +159,9 @@ class SimulatedCall:
 
     def messages(self, prompts: MetaPrompts) -> list[dict[str, str]]:
         value = parse_template(self.template)
-        shape = (f"Usual response shape (types and list lengths):\n"
-                 f"{json.dumps(value, ensure_ascii=False)[:1500]}" if value else "")
+        fields = describe_template(value)
+        shape = ("Fields of a usual response (fill them with realistic values):\n" + fields
+                 if fields else "")
         examples = "\n".join(f"- call {args} -> {json.dumps(resp, ensure_ascii=False)[:600]}"
                              for args, resp in select_examples(list(self.examples)))
         return prompts.render("simulate_api", doc=self.doc, template=shape,
@@ -129,7 +170,7 @@ class SimulatedCall:
 
 
 async def simulate(lm: Any, call: SimulatedCall, prompts: MetaPrompts | None = None, *,
-                   temperature: float = 0.3, max_tokens: int = 400) -> Any:
+                   temperature: float = 0.3, max_tokens: int = 500) -> Any:
     """The simulated response to ``call``; raises ToolCallError when none could be read."""
     if lm is None:
         raise ToolCallError(f"{call.tool}: no language model to simulate the API with",
