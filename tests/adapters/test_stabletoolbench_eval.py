@@ -50,6 +50,21 @@ def test_unfinished_give_up_and_empty_answers_are_unsolved_without_a_judge():
     assert lm.requests == []
 
 
+def test_code_checks_for_small_judges():
+    lm = FakeLM(default={"reason": "looks fine", "answer_status": "Solved"})
+    called = Step("t", "weather_for_x", {"city": "Paris"}, '{"error": "", "response": "sun"}',
+                  ok=True)
+    failed = Step("t", "weather_for_x", {}, '{"error": "schema: city required"}')
+    echo = _traj({"return_type": "give_answer", "final_answer": "the weather in Paris"}, [called])
+    blind = _traj({"return_type": "give_answer", "final_answer": "It is sunny, 21 C."}, [failed])
+    good = _traj({"return_type": "give_answer", "final_answer": "It is sunny, 21 C."}, [called])
+    for traj, reason in ((echo, "restates"), (blind, "no API call succeeded")):
+        verdict = asyncio.run(judge(lm, traj, code_checks=True))
+        assert verdict.status == "Unsolved" and reason in verdict.reason
+        assert asyncio.run(judge(lm, traj, code_checks=False)).status == "Solved"
+    assert asyncio.run(judge(lm, good, code_checks=True)).status == "Solved"
+
+
 def test_judge_reads_the_trajectory_when_unsure():
     def reply(request, _i):
         text = prompt_text(request)
@@ -122,6 +137,7 @@ def test_cli_eval_prints_the_table_and_writes_outputs(tmp_path, capsys):
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "StableToolBench solvable pass rate" in text and "G1_instruction" in text
+    assert "code checks on" in text  # the fake judge counts as too small to judge
     assert "Average" in text and "LLM calls" in text
     rows = list(csv.DictReader((out / "results.csv").open()))
     assert {r["subset"] for r in rows} == {"G1_instruction", "Average"}

@@ -87,6 +87,8 @@ def test_json_steps_and_their_schema():
     jsonschema.validate(fin, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**ok, "action": "nope"}, schema)
+    with pytest.raises(jsonschema.ValidationError):  # capped so a loop ends in budget
+        jsonschema.validate({**ok, "action_input": {"name": "m" * 500}}, schema)
     assert parse_json_step(ok, [t.name for t in tools]).arguments == {"name": "messi"}
     assert parse_json_step(fin, [t.name for t in tools]).is_finish
     assert parse_json_step("garbage", NAMES).error
@@ -116,6 +118,7 @@ def test_malformed_action_becomes_an_error_observation_and_the_run_goes_on(tmp_p
     assert [s.error is not None for s in traj.steps] == [True, True, False, False]
     assert "no 'Action:' line" in json.loads(traj.steps[0].observation)["error"]
     assert "no function named 'no_such_tool'" in traj.steps[1].observation
+    assert [s.ok for s in traj.steps] == [False, False, True, False]
     obs = json.loads(traj.steps[2].observation)
     assert obs == {"error": "", "response": {"Players": [{"name": "Lionel Messi",
                                                           "id": "28003"}]}}

@@ -33,6 +33,10 @@ def eval_command(
     max_steps: int = typer.Option(8, help="ReAct steps per query"),
     limit: Optional[int] = typer.Option(None, help="first N queries of each subset"),
     evaluate_times: int = typer.Option(3, help="judge runs per answer (averaged)"),
+    code_checks: Optional[bool] = typer.Option(
+        None, "--code-checks/--no-code-checks",
+        help="code marks answers without any successful call, or restating the request, as "
+             "unsolved; default: on only for judges too small to judge (embedded)"),
     react_format: str = typer.Option("auto", "--format",
                                      help="ReAct steps: auto | json (schema) | text"),
     seed: int = typer.Option(0),
@@ -56,6 +60,7 @@ def eval_command(
         server=server, task_model=task_model, judge=judge, simulator=simulator,
         prompts=prompts, baseline=baseline, demos_per_tool=demos_per_tool,
         max_steps=max_steps, limit=limit, evaluate_times=evaluate_times, fmt=react_format,
+        code_checks=code_checks,
         seed=seed, output=output, runs_dir=runs_dir, metaprompts=metaprompts, quiet=quiet)
     run_eval(request)
 

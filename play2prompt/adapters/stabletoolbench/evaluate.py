@@ -65,6 +65,7 @@ class Settings:
     seed: int = 0
     obs_limit: int = 1024
     server: str | None = None
+    code_checks: bool = False     # on for judges too small to judge (the embedded model)
 
 
 @dataclass
@@ -109,7 +110,8 @@ async def run_query(agent: ReactAgent, judge_lm: Any, cond: Condition, query: Qu
                            cond.demos_for(tools), seed=settings.seed)
     verdicts = await asyncio.gather(*(judge(judge_lm, traj, seed=settings.seed + k,
                                             prompts=agent.prompts,
-                                            temperature=settings.judge_temperature)
+                                            temperature=settings.judge_temperature,
+                                            code_checks=settings.code_checks)
                                       for k in range(settings.evaluate_times)))
     return QueryResult(cond.name, query.subset, query.query_id, traj.to_dict(),
                        [v.to_dict() for v in verdicts])

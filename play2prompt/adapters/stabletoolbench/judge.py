@@ -12,6 +12,7 @@ the subsets' pass rates.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,6 +59,23 @@ def precheck(traj: Trajectory) -> Judgment | None:
     return None
 
 
+def restates(answer: str, query: str, share: float = 0.8) -> bool:
+    """The answer's words are (nearly) all taken from the request."""
+    words = re.findall(r"\w+", answer.lower())
+    known = set(re.findall(r"\w+", query.lower()))
+    return bool(words) and sum(w in known for w in words) / len(words) >= share
+
+
+def code_check(traj: Trajectory) -> Judgment | None:
+    """What code can tell about an answer a small judge would wave through: no function call
+    succeeded (every query here needs API results), or the answer restates the request."""
+    if not any(s.ok for s in traj.steps):
+        return Judgment(UNSOLVED, "code check: no API call succeeded before the answer")
+    if restates(traj.final_answer, traj.query):
+        return Judgment(UNSOLVED, "code check: the answer only restates the request")
+    return None
+
+
 def trajectory_json(traj: Trajectory, limit: int = TRAJECTORY_CHARS) -> str:
     steps = [{"action": s.action, "action_input": s.action_input,
               "observation": s.observation[:800]} for s in traj.steps]
@@ -78,9 +96,10 @@ async def _ask(lm: Any, messages: list[dict[str, str]], seed: int,
 
 
 async def judge(lm: Any, traj: Trajectory, seed: int = 0, prompts: MetaPrompts | None = None,
-                temperature: float = 0.7) -> Judgment:
-    """One evaluation run's verdict on one trajectory."""
-    early = precheck(traj)
+                temperature: float = 0.7, code_checks: bool = False) -> Judgment:
+    """One evaluation run's verdict on one trajectory (``code_checks``: see :func:`code_check`;
+    StableToolBench itself leaves those to its judge)."""
+    early = precheck(traj) or (code_check(traj) if code_checks else None)
     if early is not None:
         return early
     prompts = prompts or MetaPrompts()

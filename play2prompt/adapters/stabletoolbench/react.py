@@ -39,6 +39,8 @@ TEXT_FORMAT = ("Thought: <what you do next and why>\n"
                "Action Input: <the arguments as one JSON object>")
 JSON_FORMAT = ('one JSON object {"thought": "<what you do next and why>", "action": '
                '"<function name or Finish>", "action_input": {<the arguments>}}')
+THOUGHT_CHARS, ANSWER_CHARS, ARGUMENT_CHARS = 100, 300, 120
+JSON_STEP_TOKENS = 700  # enough for the longest step the grammar allows
 _LABEL = re.compile(r"(?im)^[ \t>*_#-]*(thought|action[ _]input|action|observation)[ \t*_]*:")
 
 
@@ -62,11 +64,12 @@ class Step:
     observation: str
     error: str | None = None   # why the step could not run (format, unknown function)
     raw: str = ""
+    ok: bool = False           # a function ran and returned without error
 
     def to_dict(self) -> dict[str, Any]:
         return {"thought": self.thought, "action": self.action,
                 "action_input": self.action_input, "observation": self.observation,
-                "error": self.error, "raw": self.raw}
+                "error": self.error, "ok": self.ok, "raw": self.raw}
 
 
 @dataclass(frozen=True)
@@ -206,21 +209,26 @@ def step_schema(tools: Sequence[Tool]) -> dict[str, Any]:
     """One alternative per function plus Finish (the embedded model's step grammar)."""
     finish_input = {"type": "object", "properties": {
         "return_type": {"type": "string", "enum": [GIVE_ANSWER, GIVE_UP]},
-        "final_answer": {"type": "string", "maxLength": 400}},
+        "final_answer": {"type": "string", "maxLength": ANSWER_CHARS}},
         "required": ["return_type", "final_answer"], "additionalProperties": False}
     options = []
     for name, params in [(t.name, _params(t)) for t in tools] + [(FINISH, finish_input)]:
         options.append({"type": "object", "properties": {
-            "thought": {"type": "string", "maxLength": 120}, "action": {"const": name},
+            "thought": {"type": "string", "maxLength": THOUGHT_CHARS}, "action": {"const": name},
             "action_input": params}, "required": ["thought", "action", "action_input"],
             "additionalProperties": False})
     return {"anyOf": options}
 
 
 def _params(tool: Tool) -> dict[str, Any]:
+    """The tool's parameters as step grammar: strings get a length cap so that a degenerate
+    generation ends within the token budget instead of being cut off unreadable."""
     schema = grammar_safe(dict(tool.parameters))
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
+    for prop in schema["properties"].values():
+        if isinstance(prop, dict) and prop.get("type", "string") == "string" and "enum" not in prop:
+            prop.setdefault("maxLength", ARGUMENT_CHARS)
     return schema
 
 
@@ -318,7 +326,7 @@ class ReactAgent:
         if schema is not None:
             (value,), response = await chat_json(
                 self.lm, messages, schema, role="task", seed=seed, temperature=self.temperature,
-                max_tokens=self.max_tokens, validate=False)
+                max_tokens=max(self.max_tokens, JSON_STEP_TOKENS), validate=False)
             return response.text, parse_json_step(value, names)
         request = ChatRequest(tuple(messages), self.temperature, self.max_tokens,
                               stop=("\nObservation:",), seed=seed, role="task")
@@ -335,4 +343,5 @@ class ReactAgent:
         obs = await self.runtime.run(Invocation(parsed.action, dict(parsed.arguments or {})))
         error = "" if obs.ok else f"{obs.error_type}: {obs.error}"
         text = observation_text(error, obs.output if obs.ok else "", self.obs_limit)
-        return Step(parsed.thought, parsed.action, dict(parsed.arguments or {}), text, None, raw)
+        return Step(parsed.thought, parsed.action, dict(parsed.arguments or {}), text, None, raw,
+                    obs.ok)

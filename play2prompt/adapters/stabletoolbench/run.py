@@ -39,11 +39,17 @@ class EvalRequest:
     limit: int | None = None
     evaluate_times: int = 3
     fmt: str = "auto"
+    code_checks: bool | None = None
     seed: int = 0
     output: Path | None = None
     runs_dir: Path = Path("runs")
     metaprompts: Path | None = None
     quiet: bool = False
+
+
+def is_small(lm: Any) -> bool:
+    """The embedded 135M model (and the fake standing in for it in tests)."""
+    return str(getattr(lm, "model_id", "")).startswith(("embedded", "fake"))
 
 
 def auto_format(fmt: str, task_lm: Any) -> str:
@@ -91,10 +97,13 @@ def run_eval(req: EvalRequest) -> EvalReport:
         task = pool.get(req.task_model)
         models = Models(task, pool.get(req.judge or req.task_model),
                         pool.get(req.simulator or req.task_model))
+        checks = req.code_checks if req.code_checks is not None else is_small(models.judge)
         settings = Settings(max_steps=req.max_steps, evaluate_times=req.evaluate_times,
-                            fmt=auto_format(req.fmt, task), seed=req.seed, server=req.server)
+                            fmt=auto_format(req.fmt, task), seed=req.seed, server=req.server,
+                            code_checks=checks)
         config = {**{k: str(v) if isinstance(v, Path) else v for k, v in asdict(req).items()},
-                  "subsets": subsets, "format": settings.fmt, "source": str(source.root)}
+                  "subsets": subsets, "format": settings.fmt, "code_checks": checks,
+                  "source": str(source.root)}
         store.set_meta("eval_config", config)
         report = _run(queries, conditions, models, source, store, settings, prompts,
                       len(queries) * len(conditions), req.quiet)
@@ -142,7 +151,8 @@ def print_report(report: EvalReport, settings: Settings, paths: list[Path]) -> N
         n = next((r.n for r in rates if r is not None), 0)
         rows.append([subset, n, *(_pct(r) if r is not None else "-" for r in rates)])
     title = (f"StableToolBench solvable pass rate (%), mean over {settings.evaluate_times} "
-             f"judge run(s) ± std; {settings.fmt} ReAct, max {settings.max_steps} steps")
+             f"judge run(s) ± std; {settings.fmt} ReAct, max {settings.max_steps} steps"
+             + ("; code checks on" if settings.code_checks else ""))
     console.print(table(title, ["subset", "queries", *(LABELS.get(c, c) for c in conds)], rows))
     call_rows = []
     for cond in conds:
