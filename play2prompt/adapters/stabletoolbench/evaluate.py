@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,7 +139,7 @@ def _delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     roles = set(before["by_role"]) | set(after["by_role"])
     return {"calls": after["calls"] - before["calls"],
             "cache_hits": after["cache_hits"] - before["cache_hits"],
-            "seconds": round(after["seconds"] - before["seconds"], 2),
+            "lm_seconds": round(after["seconds"] - before["seconds"], 2),  # incl. queueing
             "by_role": {r: after["by_role"].get(r, 0) - before["by_role"].get(r, 0)
                         for r in sorted(roles)}}
 
@@ -170,8 +171,10 @@ async def evaluate(queries: Sequence[Query], conditions: Sequence[Condition], mo
                     on_done(res)
                 return res
 
+            start = time.perf_counter()
             results.extend(await asyncio.gather(*(one(q, t) for q, t in per_query)))
-            calls[cond.name] = _delta(before, _stats(models))
+            calls[cond.name] = {**_delta(before, _stats(models)),
+                                "wall_s": round(time.perf_counter() - start, 1)}
     finally:
         runtime.close()
     return EvalReport(results, summarize(results, [c.name for c in conditions]), calls)

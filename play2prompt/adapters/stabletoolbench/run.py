@@ -160,7 +160,7 @@ def print_report(report: EvalReport, settings: Settings, paths: list[Path]) -> N
         roles = c.get("by_role", {})
         call_rows.append([LABELS.get(cond, cond), c.get("calls", 0), roles.get("task", 0),
                           roles.get("simulator", 0), roles.get("judge", 0),
-                          c.get("cache_hits", 0), c.get("seconds", 0)])
+                          c.get("cache_hits", 0), c.get("wall_s", 0)])
     console.print(table("LLM calls", ["condition", "calls", "task", "simulator", "judge",
-                                      "cache hits", "LM seconds"], call_rows))
+                                      "cache hits", "wall s"], call_rows))
     console.print("outputs: " + ", ".join(str(p) for p in paths))
