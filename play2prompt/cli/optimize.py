@@ -72,8 +72,8 @@ def optimize_command(
     if executor not in ("local", "ray"):
         raise UserError(f"--executor must be local or ray, got {executor!r}")
 
-    config = preset(
-        preset_name, width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
+    overrides = dict(
+        width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
         max_tries=max_tries, doc_width=doc_width, doc_expand=doc_expand, doc_depth=doc_depth,
         doc_batch=doc_batch, holdout=holdout, demos_per_tool=demos_per_tool, seed=seed,
         llm_grading=llm_grading, task_mode=mode,
@@ -81,6 +81,13 @@ def optimize_command(
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None)
+    if benchmark and not resume:  # a benchmark's recommended settings, unless given
+        from play2prompt.adapters import load_benchmark
+
+        for key, value in getattr(load_benchmark(benchmark), "config_defaults", {}).items():
+            if overrides.get(key) is None:
+                overrides[key] = value
+    config = preset(preset_name, **overrides)
     loaded, base_dir, label, exec_ctx = None, None, "run", None
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,

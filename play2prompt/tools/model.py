@@ -48,6 +48,9 @@ class ToolDoc:
                 extra.append("one of " + ", ".join(json.dumps(v) for v in schema["enum"]))
             if "default" in schema:
                 extra.append(f"default {json.dumps(schema['default'])}")
+            if schema.get("examples"):
+                extra.append("example " + ", ".join(json.dumps(v, ensure_ascii=False)
+                                                    for v in list(schema["examples"])[:2]))
             tag = "required" if pname in required else "optional"
             desc = self.params.get(pname, "") or "(no description)"
             suffix = f" ({'; '.join(extra)})" if extra else ""

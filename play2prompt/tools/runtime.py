@@ -67,7 +67,7 @@ class ToolRuntime:
         self._inflight[key] = future
         try:
             executor = self.executor(invocation.name)
-            obs = await asyncio.to_thread(executor.execute, dict(invocation.arguments), timeout)
+            obs = await executor.aexecute(dict(invocation.arguments), timeout)
             self.executions += 1
             if self.store is not None:
                 self.store.put_execution(key, invocation, obs)

@@ -11,6 +11,7 @@ Executors are chosen by the key of the tool's executor spec (``{"python": ...}``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import time
@@ -80,19 +81,40 @@ class Executor(ABC):
     def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
         """Run the tool and return its output; raise on failure."""
 
+    async def _acall(self, arguments: dict[str, Any], timeout: float) -> Any:
+        """The async form of :meth:`_call`: by default :meth:`_call` in a worker thread.
+        Executors whose work is itself async (an LLM-simulated API awaiting the run's LM)
+        override it, so no worker thread blocks on the event loop."""
+        return await asyncio.to_thread(self._call, arguments, timeout)
+
     def execute(self, arguments: Mapping[str, Any], timeout: float | None = None) -> Observation:
         start = time.perf_counter()
         try:
             output = self._call(dict(arguments), timeout or self.timeout)
-        except ToolCallError as exc:
-            return Observation.failure(exc.error_type, str(exc), time.perf_counter() - start)
         except Exception as exc:  # noqa: BLE001 - a tool's failure is an observation
-            message = f"{type(exc).__name__}: {exc}"
-            return Observation.failure("exception", message, time.perf_counter() - start)
+            return _failure(exc, start)
+        return Observation.success(output, time.perf_counter() - start)
+
+    async def aexecute(self, arguments: Mapping[str, Any],
+                       timeout: float | None = None) -> Observation:
+        """What :class:`~play2prompt.tools.runtime.ToolRuntime` awaits: :meth:`execute`'s
+        guarantees (every outcome is an observation) on top of :meth:`_acall`."""
+        start = time.perf_counter()
+        try:
+            output = await self._acall(dict(arguments), timeout or self.timeout)
+        except Exception as exc:  # noqa: BLE001 - a tool's failure is an observation
+            return _failure(exc, start)
         return Observation.success(output, time.perf_counter() - start)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (connections, processes)."""
+
+
+def _failure(exc: Exception, start: float) -> Observation:
+    if isinstance(exc, ToolCallError):
+        return Observation.failure(exc.error_type, str(exc), time.perf_counter() - start)
+    message = f"{type(exc).__name__}: {exc}"
+    return Observation.failure("exception", message, time.perf_counter() - start)
 
 
 def executor_kind(spec: Mapping[str, Any] | None, tool_name: str = "?") -> str:
