@@ -53,7 +53,7 @@ def test_obfuscated_names_hide_the_function(spider_dir, tmp_path):
     res = build_spider(spider_dir, tmp_path / "obf", generator=None, obfuscate=True, seed=3)
     names = [t.name for t in res.tools]
     assert all(re.fullmatch(r"function_\d+", n) for n in names)
-    readable = {"country", "age", "year", "name", "stadium_id_values"}
+    readable = {"country", "age", "year", "name", "excluded_stadium_id_values"}
     params = {p for t in res.tools for p in t.properties}
     assert params and not params & readable
     problems = read_problems(tmp_path / "obf" / "problems.jsonl")
@@ -80,8 +80,10 @@ def test_seed_docs_from_the_llm_are_checked_then_fall_back(spider_dir, tmp_path)
     assert set(sources.values()) == {"mechanical"}
     assert res.stats["docs by the LLM"] == 1
     assert res.stats["rejected doc tries"] == 3 * (len(res.tools) - 1)
-    mech = next(t for t in res.tools if t.name == "get_name_of_stadium_by_stadium_id_values")
-    assert "stadium" in mech.description and mech.properties["stadium_id_values"]["description"]
+    mech = next(t for t in res.tools
+                if t.name == "get_name_of_stadium_by_excluded_stadium_id_values")
+    assert "stadium" in mech.description
+    assert mech.properties["excluded_stadium_id_values"]["description"]
     for tool in res.tools:
         assert all(s.get("description") for s in tool.properties.values())
 

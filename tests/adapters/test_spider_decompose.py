@@ -35,19 +35,19 @@ def test_one_subquery_gives_three_functions_and_the_composition_equals_the_direc
     assert [p.name for p in dec.direct.params] == ["capacity", "year"]
     assert [p.name for p in sub.function.params] == ["year"]
     assert [p.name for p in outer.function.params] == ["capacity"]
-    assert [lp.name for lp in outer.function.lists] == ["stadium_id_values"]
+    assert [lp.name for lp in outer.function.lists] == ["excluded_stadium_id_values"]
     assert "scratchpad" in outer.function.sql and "concert" not in outer.function.sql
-    assert outer.inputs == {"stadium_id_values": 0}
+    assert outer.inputs == {"excluded_stadium_id_values": 0}
     direct = run(dec.direct, schema, dec.direct.gold_args())
     part = run(sub.function, schema, sub.function.gold_args())
     composed = run(outer.function, schema, {**outer.function.gold_args(),
-                                            "stadium_id_values": part})
+                                            "excluded_stadium_id_values": part})
     assert rows_key(direct) == rows_key(composed) == rows_key(gold(schema, sql))
     assert direct == [{"name": "Glebe Park"}]
     # other values flow through both paths alike
     direct2 = run(dec.direct, schema, {"capacity": 1000, "year": 2015})
     part2 = run(sub.function, schema, {"year": 2015})
-    composed2 = run(outer.function, schema, {"capacity": 1000, "stadium_id_values": part2})
+    composed2 = run(outer.function, schema, {"capacity": 1000, "excluded_stadium_id_values": part2})
     assert rows_key(direct2) == rows_key(composed2) and len(direct2) == 2
 
 

@@ -23,7 +23,7 @@ from tests.adapters.spider_fixture import build_tiny_spider
 STADIUMS_Q = "What are the names of the stadiums without any concerts?"
 DIRECT = "get_name_of_stadium_concert"
 PART = "get_stadium_id_of_concert"
-OUTER = "get_name_of_stadium_by_stadium_id_values"
+OUTER = "get_name_of_stadium_by_excluded_stadium_id_values"
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_fault_disables_the_first_solution_function_once_per_problem(world):
     assert not first.ok and first.error == unavailable_message(DIRECT) == (
         f"{DIRECT} is currently unavailable. Please try a different function.")
     part = call(PART)
-    outer = call(OUTER, stadium_id_values=part.output)
+    outer = call(OUTER, excluded_stadium_id_values=part.output)
     assert part.ok and outer.ok and outer.output == [{"name": "Glebe Park"}]
     assert env.faults.injected == DIRECT and env.faults.fault_messages == 1
     assert not call(DIRECT).ok  # stays disabled for the rest of the problem
@@ -108,7 +108,7 @@ def test_bm25_finds_the_right_function_among_distractors(world):
     assert res.ok and 1 <= len(res.output) <= 9 and all("description" in r for r in res.output)
     assert res.output[0]["name"].startswith("get_name_of_stadium")
     info = asyncio.run(env.execute(Invocation("get_info", {"name": OUTER})))
-    assert info.ok and "stadium_id_values" in info.output
+    assert info.ok and "excluded_stadium_id_values" in info.output
     assert OUTER in [t.name for t in env.tools()]  # found tools become callable
 
 
@@ -124,7 +124,7 @@ def test_evaluation_runs_faults_and_reports_the_drop(world, tmp_path):
         if last.startswith("Error"):
             return tool_call(PART) if len(seen) == 1 else tool_call("give_up", {"reason": last})
         if len(seen) == 2 and seen[0].startswith("Error"):
-            return tool_call(OUTER, {"stadium_id_values": json.loads(last)})
+            return tool_call(OUTER, {"excluded_stadium_id_values": json.loads(last)})
         return tool_call("final_answer", {"answer": json.loads(last)})
 
     lm = FakeLM(default=script)
@@ -165,3 +165,26 @@ def test_cli_end_to_end_with_the_fake_model(tmp_path):
     assert len(lines) == 2 * 2  # two problems with a backup plan, two settings
     assert main(["eval", "spider", "--data", str(tmp_path / "nope")]) == 2
     assert main(["eval", "spider", "--data", str(out), "--settings", "storm"]) == 2
+
+
+def test_cli_compares_original_and_optimized_prompts(tmp_path):
+    from play2prompt.config import preset
+    from play2prompt.optimize import optimize
+
+    build_tiny_spider(tmp_path / "src")
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    build_spider(tmp_path / "src", out, generator=None)
+    tools = load_tools(out / "tools.json", select=[DIRECT, PART, OUTER])
+    cfg = preset("quick", width=1, expand=1, depth=0, n_e=1, max_tries=2, optimize_docs=False)
+    run = optimize(tools, generator=FakeLM(fill_schema=True), config=cfg, runs_dir=runs,
+                   run_id="opt", base_dir=out)
+    assert set(run.tools) == {DIRECT, PART, OUTER}
+    code = main(["eval", "spider", "--data", str(out), "--task-model", "fake", "--runs-dir",
+                 str(runs), "--run-id", "ev", "--prompts", "opt", "--only-optimized",
+                 "--bootstrap", "10", "--max-turns", "2", "-q"])
+    assert code == 0
+    rows = list(csv.DictReader((runs / "ev" / "summary.csv").open()))
+    assert {(r["variant"], r["setting"], r["n"]) for r in rows} == {
+        ("original", "none", "1"), ("original", "fault", "1"),
+        ("optimized", "none", "1"), ("optimized", "fault", "1")}
+    assert main(["eval", "spider", "--data", str(out), "--only-optimized"]) == 2

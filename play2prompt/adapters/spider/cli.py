@@ -74,6 +74,9 @@ def eval_command(
                                           help="Optimization run (id or path): also evaluate "
                                                "its optimized docs and demos"),
     demos: int = typer.Option(1, help="Demonstrations per tool with --prompts"),
+    only_optimized: bool = typer.Option(False, "--only-optimized",
+                                        help="With --prompts: only problems whose solution "
+                                             "functions were all optimized"),
     seed: int = typer.Option(0),
     bootstrap: int = typer.Option(1000, help="Bootstrap resamples for the 95% intervals"),
     concurrency: int = typer.Option(4, help="Episodes run at once"),
@@ -101,7 +104,7 @@ def eval_command(
                      all_problems=all_problems, concurrency=concurrency)
     if mode not in ("function-calling", "prompting"):
         raise UserError(f"--mode must be function-calling or prompting, got {mode!r}")
-    tools, chosen, variants = _load_inputs(data, cfg, prompts, demos, runs_dir)
+    tools, chosen, variants = _load_inputs(data, cfg, prompts, demos, runs_dir, only_optimized)
     store = open_run(resume, runs_dir) if resume else create_run(runs_dir, "spider-eval",
                                                                   run_id)
     config = {**cfg.to_dict(), "data": str(data.resolve()), "task_model": task_model,
@@ -132,8 +135,8 @@ def eval_command(
     console.print("written: " + ", ".join(str(p) for p in paths))
 
 
-def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir: Path
-                 ) -> tuple[list[Any], list[Any], list[Any]]:
+def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir: Path,
+                 only_optimized: bool = False) -> tuple[list[Any], list[Any], list[Any]]:
     from play2prompt.adapters.spider.evaluate import Variant, select_problems
     from play2prompt.adapters.spider.problems import PROBLEMS_FILE, TOOLS_FILE, read_problems
     from play2prompt.tools.loading import load_tools
@@ -148,17 +151,23 @@ def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir:
     if missing:
         raise UserError(f"{data / PROBLEMS_FILE} uses functions missing from {TOOLS_FILE}: "
                         + ", ".join(missing[:5]))
-    chosen = select_problems(problems, cfg)
     variants = [Variant("original", library)]
-    if prompts:
-        from play2prompt.results import load_run_result
+    if not prompts:
+        if only_optimized:
+            raise UserError("--only-optimized needs --prompts RUN")
+        return tools, select_problems(problems, cfg), variants
+    from play2prompt.results import load_run_result
 
-        run = load_run_result(prompts, runs_dir)
-        known = [n for n in run.tools if n in library]
-        if not known:
-            raise UserError(f"run {run.run_id!r} optimized none of the tools in {data}")
-        optimized = {n: run.tools[n].optimized if n in run.tools else t
-                     for n, t in library.items()}
-        demos = {n: run.demos(n, k) for n in known}
-        variants.append(Variant("optimized", optimized, demos))
-    return tools, chosen, variants
+    run = load_run_result(prompts, runs_dir)
+    known = [n for n in run.tools if n in library]
+    if not known:
+        raise UserError(f"run {run.run_id!r} optimized none of the tools in {data}")
+    optimized = {n: run.tools[n].optimized if n in run.tools else t
+                 for n, t in library.items()}
+    demos = {n: run.demos(n, k) for n in known}
+    variants.append(Variant("optimized", optimized, demos))
+    if only_optimized:
+        problems = [p for p in problems if p.solution_functions <= set(known)]
+    console.print(f"optimized docs and demos from run {run.run_id}: {len(known)} of "
+                  f"{len(library)} tools")
+    return tools, select_problems(problems, cfg), variants

@@ -167,6 +167,8 @@ def build_function(tree: exp.Expression, schema: DbSchema,
         for node in sorted(marked, key=lambda n: n.meta[SUB_KEY]):
             table, columns, usage = replaced[node.meta[SUB_KEY]]
             base = f"{sanitize(columns[0])}_values" if len(columns) == 1 else "rows"
+            if "NOT IN" in usage:
+                base = f"excluded_{base}"
             lists.append(ListParam(base, table, columns, usage))
             node.replace(_scratchpad_ref(node, table))
     params = parameterize(t, schema, taken)

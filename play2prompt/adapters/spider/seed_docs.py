@@ -27,15 +27,20 @@ from play2prompt.tools.model import ToolDoc
 
 DOC_TRIES = 3
 MIN_DESCRIPTION = 20
+MIN_DESCRIPTION_WORDS = 6
+MIN_PARAM_WORDS = 3
+_SQL = re.compile(r"\b(SELECT|FROM\s+\w+\s+WHERE|scratchpad)\b|:\w+|\{\{|\{\.\*\}")
+_ECHO = re.compile(r"previous answer|was rejected|documentation of a function|"
+                   r"you have written", re.I)
 KIND_WORDS = {"integer": "An integer", "float": "A float (write a decimal point, e.g. 3.0)",
               "text": "A text"}
 
 
 def doc_schema(param_names: list[str]) -> dict[str, Any]:
-    params = object_schema({n: {"type": "string", "minLength": 3, "maxLength": 300}
+    params = object_schema({n: {"type": "string", "minLength": 3, "maxLength": 200}
                             for n in param_names})
     return object_schema({"description": {"type": "string", "minLength": MIN_DESCRIPTION,
-                                          "maxLength": 600},
+                                          "maxLength": 400},
                           "params": params})
 
 
@@ -65,15 +70,21 @@ def doc_problems(fn: SpiderFunction, doc: ToolDoc) -> list[str]:
     """What is wrong with ``doc`` for ``fn`` (empty when it is usable)."""
     tool = fn.skeleton().with_doc(doc)
     problems = [f"{i.field}: {i.message}" for i in lint_tool(tool)]
-    if len(doc.description.strip()) < MIN_DESCRIPTION:
+    if (len(doc.description.strip()) < MIN_DESCRIPTION
+            or len(doc.description.split()) < MIN_DESCRIPTION_WORDS):
         problems.append("the description is too short")
     terms = grounding_terms(fn)
     if terms and not (_words(doc.description) & terms):
         problems.append("the description names none of the tables or columns read: "
                         + ", ".join(sorted(terms)[:8]))
     for name in fn.parameters()["properties"]:
-        if len(doc.params.get(name, "").strip()) < 3:
-            problems.append(f"parameter {name} is not described")
+        if len(doc.params.get(name, "").split()) < MIN_PARAM_WORDS:
+            problems.append(f"parameter {name} is not described in words")
+    texts = [doc.description, *doc.params.values()]
+    if any(_SQL.search(t) for t in texts):
+        problems.append("the doc shows SQL; describe it in plain words")
+    if any(_ECHO.search(t) for t in texts):
+        problems.append("the doc repeats the instructions instead of describing the function")
     return problems
 
 
@@ -101,7 +112,7 @@ async def seed_doc(fn: SpiderFunction, schema: DbSchema, lm: Any, prompts: MetaP
             sql=fn.sql, params=_param_lines(fn), example=example, feedback=feedback)
         (value,), _ = await chat_json(lm, messages, doc_schema(names), role="generator",
                                       seed=derive_seed(seed, fn.name, attempt), temperature=0.7,
-                                      max_tokens=500)
+                                      max_tokens=300)
         if not isinstance(value, dict):
             rejected.append("unreadable answer")
             continue
@@ -135,16 +146,17 @@ def query_clauses(fn: SpiderFunction) -> list[str]:
         right = first.expression
         src = right.args.get("from_") if isinstance(right, exp.Select) else None
         if src is not None and isinstance(src.this, exp.Table) and src.this.name.lower() in lists:
-            parts.append(f"{op} with the rows given in <{lists[src.this.name.lower()]}>")
+            parts.append(f"combines them ({op}) with the rows given in "
+                         f"<{lists[src.this.name.lower()]}>")
         else:
-            parts.append(f"{op} with: {_sql_words(right)}")
+            parts.append(f"combines them ({op}) with: {_sql_words(right)}")
         first = first.this
     src = first.args.get("from_")
     if src is not None and isinstance(src.this, exp.Table) and src.this.name.lower() in lists:
         parts.insert(0, f"reads the rows given in <{lists[src.this.name.lower()]}>")
-    labels = (("where", "keeps rows where"), ("group", "grouped by"),
-              ("having", "keeps groups where"), ("order", "sorted by"),
-              ("limit", "limited to"), ("offset", "skipping"))
+    labels = (("where", "keeps rows where"), ("group", "groups by"),
+              ("having", "keeps groups where"), ("order", "sorts by"),
+              ("limit", "returns at most"), ("offset", "skips"))
     for key, label in labels:
         node = first.args.get(key)
         if node is None:
@@ -153,7 +165,8 @@ def query_clauses(fn: SpiderFunction) -> list[str]:
         text = _sql_words(inner)
         for kw in ("GROUP BY ", "ORDER BY ", "LIMIT ", "OFFSET "):
             text = text.removeprefix(kw)
-        parts.insert(len(parts), f"{label} {text}")
+        suffix = " rows" if key in ("limit", "offset") else ""
+        parts.insert(len(parts), f"{label} {text}{suffix}")
     return parts
 
 
