@@ -1,0 +1,241 @@
+"""SQLite queries as tools (the Spider-derived functions of "Hell or High Water").
+
+Spec::
+
+    {"sqlite": {
+        "database": "databases/concert_singer.sqlite",   # relative to the tools.json folder
+        "sql": "SELECT name FROM stadium WHERE capacity > :capacity
+                AND NOT stadium_id IN (SELECT * FROM scratchpad)",
+        "params": {"capacity": "integer"},                # integer | float | text
+        "list_params": {"stadium_ids": {"table": "scratchpad", "columns": ["stadium_id"]}},
+        "columns": {"capacity": {"table": "stadium", "column": "capacity", "match": "equals"}},
+        "max_rows": 1000
+    }}
+
+- The database is opened read-only (``mode=ro``) for every call; nothing the tool does can
+  change it.
+- ``params`` are bound by name to the ``:name`` placeholders of ``sql``. Their Python types are
+  checked strictly before anything runs: ``integer`` takes an int, ``float`` a float (an int is
+  refused: "expected float, got int for x"), ``text`` a string.
+- ``list_params`` carry the result of another query (a subquery computed by a separate call).
+  Each is loaded into its own temporary table (``table``, e.g. ``scratchpad``) with the given
+  columns, which ``sql`` reads. A list item may be a bare value (one column), a list of values
+  (a row) or a record ``{column: value}`` as returned by another sqlite tool; a bare value is
+  taken as a one-item list.
+- ``columns`` (optional) ties text parameters to the column they are compared with
+  (``match``: ``equals`` or ``contains`` for LIKE patterns). When the query returns nothing and
+  a text value does not occur in its column, the call fails with the closest values of that
+  column ("did you mean ...?").
+- The output is a list of records ``[{column: value}, ...]`` (duplicate column names get a
+  ``_2`` suffix), at most ``max_rows`` of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from play2prompt.tools.executors._base import Executor, ToolCallError
+
+SCALAR_TYPES = ("integer", "float", "text")
+DEFAULT_MAX_ROWS = 1000
+MAX_DISTINCT_FOR_SUGGESTIONS = 20000
+
+
+def type_name(value: Any) -> str:
+    """The name used in type errors: int, float, str, bool, list, dict, None."""
+    if value is None:
+        return "None"
+    return type(value).__name__
+
+
+def check_scalar(name: str, kind: str, value: Any) -> None:
+    """Raise a ``type`` ToolCallError unless ``value`` has the parameter's exact type."""
+    ok = {
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "float": isinstance(value, float),
+        "text": isinstance(value, str),
+    }[kind]
+    if not ok:
+        expected = {"integer": "int", "float": "float", "text": "str"}[kind]
+        raise ToolCallError(f"expected {expected}, got {type_name(value)} for {name}", "type")
+
+
+def rows_of(name: str, value: Any, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    """The rows of a list argument, checked against the number of columns."""
+    items = value if isinstance(value, list) else [value]
+    rows: list[tuple[Any, ...]] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping):
+            row = tuple(item.values())
+        elif isinstance(item, (list, tuple)):
+            row = tuple(item)
+        else:
+            row = (item,)
+        if len(row) != len(columns):
+            raise ToolCallError(
+                f"expected {len(columns)} value(s) per item for {name} "
+                f"({', '.join(columns)}), got {len(row)} in item {i}", "type")
+        for v in row:
+            if isinstance(v, (Mapping, list, tuple)):
+                raise ToolCallError(f"item {i} of {name} holds a nested {type_name(v)}; "
+                                    "give plain values", "type")
+        rows.append(row)
+    return rows
+
+
+def unique_keys(names: Sequence[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        if name in seen:
+            seen[name] += 1
+            out.append(f"{name}_{seen[name]}")
+        else:
+            seen[name] = 1
+            out.append(name)
+    return out
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    uri = f"file:{path.resolve().as_posix()}?mode=ro"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+
+class SqliteExecutor(Executor):
+    def __init__(self, tool: Any, spec: Any, ctx: Any) -> None:
+        super().__init__(tool, spec, ctx)
+        conf = spec["sqlite"]
+        if not isinstance(conf, Mapping) or not conf.get("database") or not conf.get("sql"):
+            raise ToolCallError("sqlite executor needs 'database' and 'sql'", "config")
+        path = Path(conf["database"])
+        self.database = path if path.is_absolute() else Path(ctx.base_dir) / path
+        self.sql: str = conf["sql"]
+        self.params: dict[str, str] = dict(conf.get("params") or {})
+        self.list_params: dict[str, Mapping[str, Any]] = dict(conf.get("list_params") or {})
+        self.columns: dict[str, Any] = dict(conf.get("columns") or {})
+        self.max_rows = int(conf.get("max_rows", DEFAULT_MAX_ROWS))
+        for name, kind in self.params.items():
+            if kind not in SCALAR_TYPES:
+                raise ToolCallError(f"parameter {name}: unknown type {kind!r} "
+                                    f"(one of {', '.join(SCALAR_TYPES)})", "config")
+
+    # -- checks ---------------------------------------------------------------------------
+    def check_arguments(self, arguments: Mapping[str, Any]) -> dict[str, list[tuple]]:
+        """Type-check every argument; return the rows of the list arguments."""
+        known = set(self.params) | set(self.list_params)
+        unknown = [k for k in arguments if k not in known]
+        if unknown:
+            raise ToolCallError(f"unknown argument(s) {', '.join(unknown)} "
+                                f"(expected: {', '.join(sorted(known)) or 'none'})", "type")
+        missing = [k for k in self.params if k not in arguments]
+        missing += [k for k in self.list_params if k not in arguments]
+        if missing:
+            raise ToolCallError(f"missing argument(s) {', '.join(missing)}", "type")
+        for name, kind in self.params.items():
+            check_scalar(name, kind, arguments[name])
+        return {name: rows_of(name, arguments[name], list(spec.get("columns") or ["value"]))
+                for name, spec in self.list_params.items()}
+
+    # -- execution ------------------------------------------------------------------------
+    def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
+        lists = self.check_arguments(arguments)
+        if not self.database.is_file():
+            raise ToolCallError(f"database not found: {self.database}", "unavailable")
+        conn = open_read_only(self.database)
+        deadline = time.monotonic() + timeout
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10000)
+        try:
+            for name, rows in lists.items():
+                self._load_list(conn, self.list_params[name], rows)
+            binds = {k: arguments[k] for k in self.params}
+            try:
+                cur = conn.execute(self.sql, binds)
+                rows = cur.fetchmany(self.max_rows)
+            except sqlite3.OperationalError as exc:
+                if "interrupted" in str(exc):
+                    raise ToolCallError(f"query took longer than {timeout:g} s",
+                                        "timeout") from exc
+                raise ToolCallError(f"SQL error: {exc}", "sql") from exc
+            keys = unique_keys([d[0] for d in cur.description or []])
+            records = [dict(zip(keys, map(_plain, row))) for row in rows]
+            if not records:
+                self._suggest(conn, arguments)
+            return records
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _load_list(conn: sqlite3.Connection, spec: Mapping[str, Any],
+                   rows: list[tuple]) -> None:
+        table = quote_ident(str(spec.get("table") or "scratchpad"))
+        cols = list(spec.get("columns") or ["value"])
+        conn.execute(f"CREATE TEMP TABLE {table} ({', '.join(quote_ident(c) for c in cols)})")
+        marks = ", ".join("?" for _ in cols)
+        conn.executemany(f"INSERT INTO temp.{table} VALUES ({marks})", rows)
+
+    def _suggest(self, conn: sqlite3.Connection, arguments: Mapping[str, Any]) -> None:
+        """An empty result: fail with close values when a text argument matches nothing."""
+        hints = []
+        for name, ref in self.columns.items():
+            if self.params.get(name) != "text" or not isinstance(arguments.get(name), str):
+                continue
+            ref = ref if isinstance(ref, Mapping) else _parse_ref(str(ref))
+            value = arguments[name]
+            close = column_suggestions(conn, ref["table"], ref["column"], value,
+                                       ref.get("match", "equals"))
+            if close:
+                shown = ", ".join(repr(c) for c in close)
+                hints.append(f"{name}={value!r} matches no value of {ref['table']}.{ref['column']}"
+                             f"; did you mean {shown}?")
+        if hints:
+            raise ToolCallError("no results: " + " ".join(hints), "no_match")
+
+
+def _parse_ref(ref: str) -> dict[str, str]:
+    table, _, column = ref.rpartition(".")
+    return {"table": table, "column": column}
+
+
+def column_suggestions(conn: sqlite3.Connection, table: str, column: str, value: str,
+                       match: str = "equals", n: int = 3) -> list[str]:
+    """Close values of ``table.column`` for ``value``, or [] when ``value`` occurs there."""
+    t, c = quote_ident(table), quote_ident(column)
+    try:
+        if match == "contains":
+            hit = conn.execute(f"SELECT 1 FROM {t} WHERE {c} LIKE ? LIMIT 1",
+                               (f"%{value}%",)).fetchone()
+        else:
+            hit = conn.execute(f"SELECT 1 FROM {t} WHERE {c} = ? LIMIT 1", (value,)).fetchone()
+        if hit:
+            return []
+        values = [str(r[0]) for r in conn.execute(
+            f"SELECT DISTINCT {c} FROM {t} WHERE {c} IS NOT NULL LIMIT ?",
+            (MAX_DISTINCT_FOR_SUGGESTIONS,))]
+    except sqlite3.Error:
+        return []
+    low = value.strip().lower()
+    exact = [v for v in values if v.strip().lower() == low]
+    if match == "contains":
+        exact += [v for v in values if low and low in v.lower() and v not in exact]
+    lowered = {v.lower(): v for v in values}
+    close = [lowered[m] for m in difflib.get_close_matches(low, list(lowered), n=n, cutoff=0.6)]
+    out: list[str] = []
+    for v in exact + close:
+        if v not in out:
+            out.append(v)
+    return out[:n]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
