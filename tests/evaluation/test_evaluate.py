@@ -215,3 +215,15 @@ def test_items_validate_their_match_types():
         EvalItem("x", "q", (LOAN,), ("exact", "exact"))
     with pytest.raises(ValueError, match="unknown match type"):
         EvalItem("x", "q", (LOAN,), ("fuzzy",))
+
+
+@pytest.mark.embedded
+def test_embedded_model_answers_are_parsed_and_scored(tmp_path, example_tools):
+    suite = make_suite(example_tools)
+    suite = replace(suite, items=suite.items[:2])
+    result, _ = run_evaluation(suite, EvalOptions(task_model="embedded"),
+                               out_dir=tmp_path / "e")
+    for record in result.sides[0].records:
+        assert record["parsed"], record["raw"]  # schema-constrained decoding gives a call
+        assert record["parsed"][0]["name"] in ("loan_payment", "body_mass_index")
+        assert record["usage"]["completion_tokens"] > 0

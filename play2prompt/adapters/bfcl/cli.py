@@ -22,10 +22,11 @@ def data_command(
     data = BFCLData(wheel)
     root = data.extract_functions(wheel.parent / "extracted" / wheel.stem)
     suite = load_suite(data, root)
-    total = len(suite.items) + len(suite.skipped)
+    rest = sum(1 for s in suite.skipped if s.category == "rest")
+    exec_total = len(suite.items) + len(suite.skipped) - rest
     console.print(f"BFCL data: {wheel}")
-    console.print(f"{total} questions; {len(suite.items)} run offline "
-                  f"(the others need the network: p2p eval bfcl --online)")
+    console.print(f"{exec_total} exec + {rest} REST questions; {len(suite.items)} exec "
+                  f"questions run offline (the others need the network: --online)")
 
 
 def eval_command(
