@@ -79,8 +79,14 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         out_dir = Path(runs_dir or default_runs_dir()) / (
             f"eval-{suite.name}-{stable_hash(config, length=8)}")
     store = RunStore(Path(out_dir) / DB_NAME)
+    if store.get_meta("created") is None:
+        import datetime as _dt
+
+        store.set_meta("run_id", Path(out_dir).name)
+        store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
     store.set_meta("kind", "eval")
     store.set_meta("config", config)
+    store.set_meta("status", "running")
     pool = LMPool(log=store, **({"max_concurrency": options.max_concurrency}
                                 if options.max_concurrency else {}))
     task = pool.add(lm.model_id, lm) if lm is not None else pool.get(options.task_model)
@@ -96,6 +102,7 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         for side in result.sides:
             store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config, summary)
         write_outputs(result, Path(out_dir), suite.notes)
+        store.set_meta("status", "done")
     finally:
         ctx.close()
         pool.close()
