@@ -47,15 +47,27 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     except Exception as exc:  # noqa: BLE001 - click usage errors and the like
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
+        if _is_click_error(exc, "ClickException"):
+            exc.show()  # type: ignore[attr-defined]
             return 2
-        if isinstance(exc, click.exceptions.Abort):
+        if _is_click_error(exc, "Abort"):
             return 1
         raise
     return 0
+
+
+def _is_click_error(exc: Exception, name: str) -> bool:
+    """Usage errors come from click or, in recent typer versions, from its vendored copy."""
+    import importlib
+
+    for module in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if cls is not None and isinstance(exc, cls):
+            return True
+    return False
 
 
 if __name__ == "__main__":

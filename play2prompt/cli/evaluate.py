@@ -33,4 +33,11 @@ def register_benchmarks() -> None:
             app.command(name)(command)
 
 
+def register_tools_command() -> None:
+    from play2prompt.cli.eval_tools import tools_command
+
+    app.command("tools")(tools_command)
+
+
+register_tools_command()
 register_benchmarks()

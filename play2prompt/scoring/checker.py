@@ -48,16 +48,20 @@ async def check_calls(
     runtime: Any,
     *,
     expected_outputs: Sequence[Any] | None = None,
-    match: str = "exact",
+    match: str | Sequence[str] = "exact",
     schemas: Mapping[str, Mapping[str, Any]] | None = None,
     require_exec: bool = False,
 ) -> Outcome:
     """Score ``predicted`` against ``expected``.
 
     ``correct`` is the execution match when ``require_exec`` (BFCL semantics), else the AST
-    match or the execution match.
+    match or the execution match. ``match`` is one match type for every call or one per
+    expected call (BFCL's parallel-multiple questions mix them).
     """
     predicted = list(predicted)
+    kinds = [match] * len(expected) if isinstance(match, str) else list(match)
+    if len(kinds) != len(expected):
+        raise ValueError(f"{len(kinds)} match types for {len(expected)} expected calls")
     schemas = schemas or {n: t.parameters for n, t in getattr(runtime, "tools", {}).items()}
     ast_ok = match_sets(predicted, expected,
                         lambda p, g: ast_match(p, g, schemas.get(g.name)))
@@ -70,8 +74,8 @@ async def check_calls(
         gold_obs = await asyncio.gather(*(runtime.run(g) for g in expected))
         expected_outputs = [o.output if o.ok else _Unavailable(o.error) for o in gold_obs]
     exec_ok = not bad and match_sets(
-        [o.output for o in observations], list(expected_outputs),
-        lambda p, g: not isinstance(g, _Unavailable) and outputs_match(p, g, match))
+        [o.output for o in observations], list(zip(expected_outputs, kinds)),
+        lambda p, g: not isinstance(g[0], _Unavailable) and outputs_match(p, g[0], g[1]))
     correct = exec_ok if require_exec else (ast_ok or exec_ok)
     error = None
     if not correct:

@@ -5,6 +5,8 @@
   schema default may be left out on either side).
 - Output match: ``exact`` is equality (ints and floats by value), ``real_time`` accepts numbers
   within 20 %, ``structural`` only asks for the same type and the same keys / length.
+- ``rest`` is BFCL's REST check: a JSON object must have the same key set as the recorded
+  response, a list the same length with the same key set in every element.
 - Sets of calls (multiple / parallel queries) match when the counts agree and there is a
   one-to-one pairing, in any order.
 """
@@ -18,6 +20,7 @@ from typing import Any
 from play2prompt.tools.model import Invocation
 
 MATCH_TYPES = ("exact", "real_time", "structural")
+OUTPUT_MATCH_TYPES = (*MATCH_TYPES, "rest")
 REAL_TIME_TOLERANCE = 0.2
 
 
@@ -62,8 +65,10 @@ def ast_match(pred: Invocation, gold: Invocation, schema: Mapping[str, Any] | No
 
 
 def outputs_match(pred: Any, gold: Any, kind: str = "exact") -> bool:
-    if kind not in MATCH_TYPES:
-        raise ValueError(f"unknown match type {kind!r} (one of {', '.join(MATCH_TYPES)})")
+    if kind not in OUTPUT_MATCH_TYPES:
+        raise ValueError(f"unknown match type {kind!r} (one of {', '.join(OUTPUT_MATCH_TYPES)})")
+    if kind == "rest":
+        return _rest(pred, gold)
     if kind == "structural":
         return _structural(pred, gold)
     if kind == "real_time":
@@ -104,6 +109,16 @@ def _structural(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)):
         return len(a) == len(b)
     return True
+
+
+def _rest(a: Any, b: Any) -> bool:
+    if isinstance(b, Mapping):
+        return isinstance(a, Mapping) and set(a) == set(b)
+    if isinstance(b, (list, tuple)):
+        return (isinstance(a, (list, tuple)) and len(a) == len(b)
+                and all(isinstance(x, Mapping) and isinstance(y, Mapping) and set(x) == set(y)
+                        for x, y in zip(a, b)))
+    return False
 
 
 def match_sets(pred: Sequence[Any], gold: Sequence[Any], pair_ok: Callable[[Any, Any], bool]

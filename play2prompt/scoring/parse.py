@@ -172,4 +172,36 @@ def _literal(node: ast.AST) -> Any:
     if isinstance(node, ast.Name):
         return {"true": True, "false": False, "null": None, "none": None}.get(
             node.id.lower(), node.id)
+    number = _arithmetic(node)
+    if number is not None:
+        return number
     return ast.unparse(node)
+
+
+_ARITHMETIC: dict[type, Any] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
+}
+
+
+def _arithmetic(node: ast.AST) -> int | float | None:
+    """The value of constant arithmetic such as ``1 / 6`` or ``2 ** 10`` (else None)."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _arithmetic(node.operand)
+        if value is None:
+            return None
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
+            return None  # keep a model's huge power from stalling the parser
+        try:
+            return _ARITHMETIC[type(node.op)](left, right)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return None
+    return None

@@ -1,0 +1,38 @@
+"""BFCL executable (Berkeley Function-Calling Leaderboard, v3 executable categories).
+
+Data: the Apache-2.0 wheel ``nvidia-bfcl`` (fetched by ``p2p data bfcl``, read as a zip).
+``p2p eval bfcl`` evaluates a task model on the exec simple / multiple / parallel /
+parallel-multiple questions (offline by default: those whose ground truth needs no network)
+and, with ``--online``, REST. ``p2p optimize --benchmark bfcl`` optimizes the functions the
+offline questions use, each independently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from play2prompt.adapters import LoadedTools
+from play2prompt.adapters.bfcl.cli import data_command, eval_command
+
+
+class BFCLBenchmark:
+    name = "bfcl"
+    data_command = staticmethod(data_command)
+    eval_command = staticmethod(eval_command)
+
+    @staticmethod
+    def optimize_tools(data_dir: Path | None = None, subset: str | None = None,
+                       select: Sequence[str] | None = None, config: Any = None) -> LoadedTools:
+        """The offline exec functions (``subset``: comma-separated categories)."""
+        from play2prompt.adapters.bfcl.data import EXEC_CATEGORIES, open_data
+        from play2prompt.adapters.bfcl.suite import optimization_tools, parse_categories
+
+        data, root = open_data(data_dir)
+        categories = parse_categories(subset) if subset else list(EXEC_CATEGORIES)
+        tools = optimization_tools(data, categories, select)
+        return LoadedTools(tools, base_dir=root, extra={"wheel": str(data.wheel)})
+
+
+BENCHMARK = BFCLBenchmark()

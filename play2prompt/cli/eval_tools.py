@@ -1,0 +1,40 @@
+"""``p2p eval tools.json --queries FILE``: the user's own queries, baseline vs optimized."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def tools_command(
+    tools_file: Path = typer.Argument(..., help="tools.json (or a list of specs)"),
+    queries: Path = typer.Option(..., "--queries", help="JSON Lines: one query per line"),
+    module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
+    task_model: str = typer.Option("embedded", help="Task model spec (M_T)"),
+    mode: str = typer.Option("function-calling", help="function-calling | prompting"),
+    prompts: Optional[str] = typer.Option(None, help="optimized prompts: runs/<id> or a run id"),
+    demos: int = typer.Option(5, help="k demonstrations per tool from the run"),
+    variant: str = typer.Option("full", help="full | desc-only | demo-only"),
+    drop_param_desc: float = typer.Option(0.0, help="drop param docs with prob p (both sides)"),
+    seed: int = typer.Option(0, help="seed of the dropout and of the task model"),
+    temperature: float = typer.Option(0.0, help="task model temperature"),
+    limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
+    max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Evaluate a task model on your own queries, with the original and the optimized docs."""
+    from play2prompt.cli._eval_common import execute_eval
+    from play2prompt.evaluation.queries import load_queries, tools_suite
+    from play2prompt.tools.loading import load_tools
+
+    tools = load_tools(tools_file, module=module)
+    query_file = load_queries(queries, tools)
+    suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
+    execute_eval(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
+                 variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
+                 temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
+                 max_concurrency=max_concurrency)

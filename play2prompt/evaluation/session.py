@@ -1,0 +1,111 @@
+"""The library entry point: :func:`run_evaluation` evaluates a suite baseline vs optimized.
+
+The evaluation's folder (``runs/eval-<suite>-<hash>/`` unless ``out_dir`` is given) holds its
+run store (``run.db``: every LLM call, every tool execution, every item's record) and its
+outputs. The hash covers everything that changes an item's answer (task model, mode,
+temperature, seed, prompts, variant, demos, dropout), so running the same command again resumes
+a killed evaluation and a larger ``limit`` reuses the items already done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from play2prompt.evaluation.items import EvalSuite, PromptSource, sides_for
+from play2prompt.evaluation.report import summary_for_store, write_outputs
+from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
+from play2prompt.jsonutil import stable_hash
+from play2prompt.lm._base import LM
+from play2prompt.lm.registry import LMPool
+from play2prompt.progress import Reporter
+from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.runs import default_runs_dir
+from play2prompt.tools.executors._base import ExecContext
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    task_model: str = "embedded"
+    prompts: str | Path | None = None     # a finished optimization run (id or folder)
+    variant: str = "full"
+    demos: int = 5
+    drop_param_desc: float = 0.0
+    limit: int | None = None              # first N items of each category
+    tool_timeout: float = 10.0
+    max_concurrency: int | None = None
+
+
+def limit_items(suite: EvalSuite, limit: int | None) -> EvalSuite:
+    if limit is None:
+        return suite
+    counts: dict[str, int] = {}
+    kept = []
+    for item in suite.items:
+        counts[item.category] = counts.get(item.category, 0) + 1
+        if counts[item.category] <= limit:
+            kept.append(item)
+    return replace(suite, items=kept)
+
+
+def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
+                model_id: str, run: Any) -> dict[str, Any]:
+    return {
+        "suite": suite.name, "task_model": model_id, "mode": settings.mode,
+        "temperature": settings.temperature, "seed": settings.seed,
+        "max_tokens": settings.max_tokens,
+        "prompts": str(run.run_id) if run is not None else None,
+        "variant": options.variant if run is not None else "baseline",
+        "demos": options.demos, "drop_param_desc": options.drop_param_desc,
+    }
+
+
+def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
+                   settings: EvalSettings | None = None, *, lm: LM | None = None,
+                   runs_dir: Path | None = None, out_dir: Path | None = None,
+                   reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
+    """Evaluate ``suite`` and write the outputs; returns the result and the output folder."""
+    from play2prompt.results import load_run_result
+
+    options = options or EvalOptions()
+    settings = settings or EvalSettings()
+    run = load_run_result(options.prompts, runs_dir) if options.prompts else None
+    suite = limit_items(suite, options.limit)
+    model_id = lm.model_id if lm is not None else options.task_model
+    config = eval_config(suite, options, settings, model_id, run)
+    if out_dir is None:
+        out_dir = Path(runs_dir or default_runs_dir()) / (
+            f"eval-{suite.name}-{stable_hash(config, length=8)}")
+    store = RunStore(Path(out_dir) / DB_NAME)
+    if store.get_meta("created") is None:
+        import datetime as _dt
+
+        store.set_meta("run_id", Path(out_dir).name)
+        store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
+    store.set_meta("kind", "eval")
+    store.set_meta("config", config)
+    store.set_meta("status", "running")
+    pool = LMPool(log=store, **({"max_concurrency": options.max_concurrency}
+                                if options.max_concurrency else {}))
+    task = pool.add(lm.model_id, lm) if lm is not None else pool.get(options.task_model)
+    ctx = ExecContext(base_dir=suite.base_dir or Path.cwd(), lm=task, store=store,
+                      default_timeout=options.tool_timeout)
+    sides = sides_for(options.variant, run is not None)
+    prompts = PromptSource.from_run(run, options.demos, options.drop_param_desc, settings.seed)
+    try:
+        evaluator = Evaluator(suite, task, store, prompts, settings, ctx, reporter)
+        result = asyncio.run(evaluator.run(sides))
+        result.config = config
+        summary = summary_for_store(result)
+        for side in result.sides:
+            store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config, summary)
+        write_outputs(result, Path(out_dir), suite.notes)
+        store.set_meta("status", "done")
+    finally:
+        ctx.close()
+        pool.close()
+        store.close()
+    return result, Path(out_dir)
+
