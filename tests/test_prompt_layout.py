@@ -12,7 +12,7 @@ from play2prompt.metaprompts import NAMES, MetaPrompts
 from play2prompt.tools.model import Invocation
 
 # What may appear in a system message: the same for every call about one tool (and doc).
-SHARED = {"doc", "functions", "demos", "tools", "tool"}
+SHARED = {"doc", "functions", "demos", "tools", "tool", "format"}  # format: fixed per agent
 TEMPLATES = sorted(NAMES.values()) + ["task_function_calling", "task_prompting", "task_react"]
 
 
