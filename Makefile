@@ -24,7 +24,7 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m ruff check play2prompt tests bench
-	$(BIN)/python -m pytest -q
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m pytest -q
 
 lint: setup
 	$(BIN)/python -m ruff check play2prompt tests bench
