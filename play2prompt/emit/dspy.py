@@ -3,8 +3,8 @@
 The module holds the exported docs and demos as plain data (``TOOLS``, ``DEMOS``) and imports
 ``dspy`` only inside :func:`build_tools` / :func:`build_examples`, so writing it, and reading its
 data, needs no DSPy installation. Its tools wrap the callables the user passes in (the real
-implementations); demos are ``dspy.Example(question=..., tool_calls=[{name, args}])`` with
-``question`` as input.
+implementations); demos are ``dspy.Example(tool=..., question=..., tool_calls=[{name, args}])``
+with ``question`` as input.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 TOOLS: list[dict[str, Any]] = {tools}
 
-DEMOS: dict[str, list[dict[str, Any]]] = {demos}
+DEMOS: list[dict[str, Any]] = {demos}
 
 
 def _unbound(name: str) -> Callable[..., Any]:
@@ -66,20 +66,14 @@ def build_examples() -> list[Any]:
     """The demonstrations as ``dspy.Example`` objects (input: ``question``)."""
     import dspy
 
-    return [dspy.Example(question=d["question"], tool_calls=d["tool_calls"], tool=name)
-            .with_inputs("question")
-            for name, demos in DEMOS.items() for d in demos]
+    return [dspy.Example(**demo).with_inputs("question") for demo in DEMOS]
 '''
 
 
-def _literal(value: list[Any] | dict[str, Any]) -> str:
-    """A Python literal of JSON data, one top-level item per block."""
+def _literal(value: list[Any]) -> str:
+    """A Python literal of a list of JSON data, one item per block."""
     if not value:
-        return repr(value)
-    if isinstance(value, dict):
-        items = [f"{k!r}: {pprint.pformat(v, width=88, sort_dicts=False)}"
-                 for k, v in value.items()]
-        return "{\n" + "".join(textwrap.indent(i, "    ") + ",\n" for i in items) + "}"
+        return "[]"
     items = [pprint.pformat(v, width=92, sort_dicts=False) for v in value]
     return "[\n" + "".join(textwrap.indent(i, "    ") + ",\n" for i in items) + "]"
 
@@ -87,11 +81,10 @@ def _literal(value: list[Any] | dict[str, Any]) -> str:
 def dspy_module(tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
     specs = [{"name": t.name, "description": t.description(options.demos_inline),
               "parameters": dict(t.tool.parameters)} for t in tools]
-    demos = {} if options.demos_inline else {
-        t.name: [{"question": d.query,
-                  "tool_calls": [{"name": c.name, "args": dict(c.arguments)} for c in d.calls]}
-                 for d in t.demos]
-        for t in tools if t.demos}
+    demos = [] if options.demos_inline else [
+        {"tool": t.name, "question": d.query,
+         "tool_calls": [{"name": c.name, "args": dict(c.arguments)} for c in d.calls]}
+        for t in tools for d in t.demos]
     return _TEMPLATE.format(note=source_note(run, options), tools=_literal(specs),
                             demos=_literal(demos))
 

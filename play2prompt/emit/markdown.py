@@ -41,6 +41,7 @@ def _param_rows(tool: ExportTool, compare: bool) -> list[str]:
     rows = [head, "|" + "---|" * (5 if compare else 4)]
     for name, schema in props.items():
         kind = schema.get("type", "any") if isinstance(schema, Mapping) else "any"
+        kind = " or ".join(map(str, kind)) if isinstance(kind, list) else kind
         cells = [f"`{name}`", _cell(kind), "yes" if name in required else "no"]
         old = before.get(name, {}).get("description", "") if name in before else ""
         cells += [_cell(old)] if compare else []
