@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= dev,mcp
+EXTRAS ?= dev,mcp,serve
 PRESET ?= quick
 
 .PHONY: setup demo test lint bench clean

@@ -1,0 +1,61 @@
+"""Exporters: a finished run's tools, docs and demos in the formats agents consume.
+
+Exporters are a registry by name (``openai``, ``anthropic``, ``mcp``, ``dspy``, ``python``,
+``markdown``), imported only when used. Third-party formats register a
+:class:`~play2prompt.emit._base.Exporter` subclass under the entry-point group
+``play2prompt.exporters``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from play2prompt.emit._base import Exporter, ExportOptions, ExportTool, JsonExporter, prepare
+from play2prompt.errors import UserError
+from play2prompt.results import RunResult
+
+__all__ = ["ExportOptions", "ExportTool", "Exporter", "JsonExporter", "available_exporters",
+           "export_run", "get_exporter", "prepare", "write_export"]
+
+ENTRY_POINT_GROUP = "play2prompt.exporters"
+
+BUILTIN_EXPORTERS: dict[str, str] = {
+    "openai": "play2prompt.emit.openai:OpenAIExporter",
+    "anthropic": "play2prompt.emit.anthropic:AnthropicExporter",
+    "mcp": "play2prompt.emit.mcp:McpExporter",
+    "dspy": "play2prompt.emit.dspy:DspyExporter",
+    "python": "play2prompt.emit.python:PythonExporter",
+    "markdown": "play2prompt.emit.markdown:MarkdownExporter",
+}
+
+
+def available_exporters() -> dict[str, str]:
+    """Format name -> ``module:Class``: the built-in ones and those from entry points."""
+    found = dict(BUILTIN_EXPORTERS)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def get_exporter(name: str) -> Exporter:
+    registry = available_exporters()
+    if name not in registry:
+        raise UserError(f"unknown export format {name!r} (known: {', '.join(registry)})")
+    module_name, _, attr = registry[name].partition(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    return cls()
+
+
+def export_run(run: RunResult, fmt: str, options: ExportOptions | None = None) -> str:
+    """The run exported in format ``fmt``, as the file's text."""
+    return get_exporter(fmt).export(run, options or ExportOptions())
+
+
+def write_export(run: RunResult, fmt: str, out: Path,
+                 options: ExportOptions | None = None) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(export_run(run, fmt, options), encoding="utf-8")
+    return out

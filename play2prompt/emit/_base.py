@@ -1,0 +1,130 @@
+"""The exporter interface: a finished run in, one text (a file's content) out.
+
+An exporter sees the run's tools already prepared by :func:`prepare`: each with the chosen
+documentation applied (optimized, or the original D0 with ``original=True``) and at most ``k``
+demonstrations. How demos travel is the exporter's business: a separate field (a system-prompt
+snippet, MCP resources, docstring examples) or, with ``demos_inline``, inside the description.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from play2prompt.inference import MODES, Demo, render_demos
+from play2prompt.results import RunResult, ToolResult
+from play2prompt.tools.model import Tool
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """``demos``: at most this many demos per tool (None: all the run kept);
+    ``demos_inline``: demos inside each tool's description instead of a separate field;
+    ``original``: export the documentation the run started from (D0), without demos."""
+
+    demos: int | None = None
+    demos_inline: bool = False
+    original: bool = False
+
+    def __post_init__(self) -> None:
+        if self.demos is not None and self.demos < 0:
+            raise ValueError("demos must be >= 0")
+
+
+@dataclass(frozen=True)
+class ExportTool:
+    """One tool as exported: its documentation applied, its demos chosen."""
+
+    tool: Tool                # the tool with the exported doc (no demos in it)
+    result: ToolResult        # everything the run knows about it
+    demos: tuple[Demo, ...]
+    mode: str = "function-calling"  # how the task model saw demos during the run
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    def demos_text(self) -> str:
+        """The demos rendered as the task model saw them during optimization."""
+        return render_demos(self.demos, self.mode).strip()
+
+    def description(self, inline: bool) -> str:
+        """The tool description, with the demos appended when ``inline``."""
+        text = self.tool.description
+        if inline and self.demos:
+            text = f"{text.rstrip()}\n\n{self.demos_text()}" if text.strip() else self.demos_text()
+        return text
+
+    def inline_tool(self, inline: bool) -> Tool:
+        """The tool whose description carries the demos when ``inline``."""
+        return replace(self.tool, description=self.description(inline)) if inline else self.tool
+
+
+def task_mode(run: RunResult) -> str:
+    mode = str(run.config.get("task_mode") or "function-calling")
+    return mode if mode in MODES else "function-calling"
+
+
+def prepare(run: RunResult, options: ExportOptions) -> list[ExportTool]:
+    """The run's tools in export form, in the run's order."""
+    mode = task_mode(run)
+    out = []
+    for result in run.tools.values():
+        if options.original:
+            out.append(ExportTool(result.original, result, (), mode))
+            continue
+        demos = result.demos if options.demos is None else result.demos[:options.demos]
+        out.append(ExportTool(result.optimized, result, tuple(demos), mode))
+    return out
+
+
+def all_demos_text(tools: Sequence[ExportTool]) -> str:
+    """Every tool's demos as one block (the separate system-prompt snippet)."""
+    demos = [d for t in tools for d in t.demos]
+    if not demos:
+        return ""
+    return render_demos(demos, tools[0].mode).strip()
+
+
+def source_note(run: RunResult, options: ExportOptions) -> str:
+    which = "original (D0) documentation" if options.original else "optimized documentation"
+    return f"play2prompt run {run.run_id}: {which}"
+
+
+class Exporter(ABC):
+    """Render a finished run into one export format."""
+
+    name: ClassVar[str]
+    suffix: ClassVar[str]                       # the usual file suffix, e.g. ".json"
+    media_type: ClassVar[str] = "text/plain"    # what an HTTP server answers with
+    help: ClassVar[str] = ""
+
+    def export(self, run: RunResult, options: ExportOptions | None = None) -> str:
+        options = options or ExportOptions()
+        return self.render(prepare(run, options), run, options)
+
+    @abstractmethod
+    def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
+        """The file content."""
+
+
+class JsonExporter(Exporter):
+    """An exporter whose output is one JSON document (servers answer it as is)."""
+
+    suffix = ".json"
+    media_type = "application/json"
+
+    def document(self, run: RunResult, options: ExportOptions | None = None) -> dict[str, Any]:
+        options = options or ExportOptions()
+        return self.build(prepare(run, options), run, options)
+
+    @abstractmethod
+    def build(self, tools: Sequence[ExportTool], run: RunResult,
+              options: ExportOptions) -> dict[str, Any]:
+        """The JSON document."""
+
+    def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
+        return json.dumps(self.build(tools, run, options), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,39 @@
+"""OpenAI: the ``tools=`` list and the demos as a system-message snippet.
+
+``tools`` is ready for ``client.chat.completions.create(tools=...)``: each tool's name, its
+exported description and its parameters schema with the per-parameter descriptions replaced
+(everything else in the schema is left as it was). ``messages`` holds the demos as one system
+message, rendered as the task model saw them during optimization; prepend it (or merge it into
+your system prompt). With ``--demos-inline`` the demos sit in the descriptions and ``messages``
+is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from play2prompt.emit._base import ExportOptions, ExportTool, JsonExporter, all_demos_text
+from play2prompt.results import RunResult
+
+
+def demo_messages(tools: Sequence[ExportTool], options: ExportOptions) -> list[dict[str, str]]:
+    text = "" if options.demos_inline else all_demos_text(tools)
+    return [{"role": "system", "content": text}] if text else []
+
+
+def run_info(run: RunResult, options: ExportOptions) -> dict[str, Any]:
+    return {"run_id": run.run_id, "docs": "original" if options.original else "optimized"}
+
+
+class OpenAIExporter(JsonExporter):
+    name = "openai"
+    help = "OpenAI tools list (tools=) and the demos as a system message"
+
+    def build(self, tools: Sequence[ExportTool], run: RunResult,
+              options: ExportOptions) -> dict[str, Any]:
+        return {
+            "play2prompt": run_info(run, options),
+            "tools": [t.inline_tool(options.demos_inline).to_openai() for t in tools],
+            "messages": demo_messages(tools, options),
+        }

@@ -1,0 +1,171 @@
+"""An MCP server exposing the *real* tools with a run's optimized documentation.
+
+Tools are executed through their executors (:class:`~play2prompt.tools.runtime.ToolRuntime`:
+arguments validated against the schema first, a bad call is an error result, never a crash).
+An agent connected to it gets the optimized docs without changing anything else. Demos are
+served as resources ``p2p://demos/<tool>`` (``demos="resources"``), appended to the
+descriptions (``"description"``), or left out (``"none"``). Transports: stdio (default) or
+streamable HTTP bound to loopback. Needs the ``mcp`` extra (the official SDK, version 2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from play2prompt.emit._base import ExportTool, task_mode
+from play2prompt.emit.mcp import DEMOS_URI, demo_records
+from play2prompt.errors import UserError, require
+from play2prompt.results import RunResult
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.runtime import ToolRuntime
+
+DEMO_MODES = ("resources", "description", "none")
+
+
+@dataclass(frozen=True)
+class ServedTools:
+    """What the server exposes: the tools (optimized docs applied) and their demos."""
+
+    tools: tuple[ExportTool, ...]
+    demo_mode: str = "resources"
+    skipped: tuple[str, ...] = ()   # run tools absent from the given tools file
+
+    def by_name(self) -> dict[str, ExportTool]:
+        return {t.name: t for t in self.tools}
+
+    def description(self, tool: ExportTool) -> str:
+        return tool.description(inline=self.demo_mode == "description")
+
+    def runtime_tools(self) -> list[Tool]:
+        return [t.tool for t in self.tools]
+
+
+def served_tools(run: RunResult, tools: Sequence[Tool] | None = None,
+                 demo_mode: str = "resources", demos: int | None = None) -> ServedTools:
+    """The run's tools (or ``tools``, e.g. from a tools.json) with the run's docs and demos.
+
+    A tool of ``tools`` the run did not optimize is served with its own documentation.
+    """
+    if demo_mode not in DEMO_MODES:
+        raise UserError(f"demo mode must be one of {', '.join(DEMO_MODES)}, got {demo_mode!r}")
+    mode = task_mode(run)
+    source = list(tools) if tools is not None else run.original_tools()
+    out = []
+    for tool in source:
+        result = run.tools.get(tool.name)
+        if result is None:
+            out.append(ExportTool(tool, _bare_result(tool), (), mode))
+            continue
+        chosen = result.demos if demos is None else result.demos[:demos]
+        kept = () if demo_mode == "none" else tuple(chosen)
+        out.append(ExportTool(tool.with_doc(result.doc), result, kept, mode))
+    names = {t.name for t in source}
+    skipped = tuple(n for n in run.tools if n not in names)
+    return ServedTools(tuple(out), demo_mode, skipped)
+
+
+def _bare_result(tool: Tool) -> Any:
+    from play2prompt.results import ToolResult
+
+    return ToolResult(tool.name, tool, tool.doc)
+
+
+def observation_result(obs: Observation) -> Any:
+    """An MCP ``CallToolResult`` for a tool's observation (errors flagged ``is_error``)."""
+    import mcp_types as types
+
+    if not obs.ok:
+        text = f"{obs.error_type}: {obs.error}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    is_error=True)
+    output = obs.output
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    structured = output if isinstance(output, dict) else None
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=structured, is_error=False)
+
+
+def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2prompt") -> Any:
+    """The low-level MCP server (``mcp.server.lowlevel.Server``) over ``served``."""
+    require("mcp", "mcp", "p2p mcp")
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+
+    tools = served.by_name()
+    resources = {DEMOS_URI.format(name=t.name): t for t in tools.values()
+                 if t.demos and served.demo_mode == "resources"}
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=t.name, description=served.description(t),
+                       input_schema=dict(t.tool.parameters)) for t in tools.values()])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        obs = await runtime.run(Invocation(params.name, dict(params.arguments or {})))
+        return observation_result(obs)
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=uri, name=f"{t.name} demos", mime_type="application/json",
+                           description=f"Verified example requests and calls for {t.name}")
+            for uri, t in resources.items()])
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        tool = resources.get(str(params.uri))
+        if tool is None:
+            raise MCPError(-32602, f"no resource {params.uri!s}")
+        text = json.dumps(demo_records(tool), ensure_ascii=False, indent=2)
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=str(params.uri), mime_type="application/json", text=text)])
+
+    return Server(name, version="1", instructions="Tools documented by play2prompt.",
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource)
+
+
+def _check_sdk() -> None:
+    mcp = require("mcp", "mcp", "p2p mcp")
+    try:
+        import mcp_types  # noqa: F401
+        from mcp.server.lowlevel import Server  # noqa: F401
+    except ImportError as exc:  # the 1.x SDK has another layout
+        raise UserError(f"p2p mcp needs the MCP SDK version 2 (found "
+                        f"{getattr(mcp, '__version__', 'an older one')}): "
+                        "pip install -U 'play2prompt[mcp]'") from exc
+
+
+async def _serve_stdio(server: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
+               host: str = "127.0.0.1", port: int = 8701) -> None:
+    """Serve until the client disconnects (stdio) or until interrupted (HTTP)."""
+    _check_sdk()
+    ctx = ExecContext(base_dir=base_dir)
+    runtime = ToolRuntime(served.runtime_tools(), ctx, store=None)
+    server = build_server(served, runtime)
+    try:
+        if transport == "stdio":
+            asyncio.run(_serve_stdio(server))
+        elif transport == "http":
+            import uvicorn
+
+            app = server.streamable_http_app(host=host)
+            print(f"MCP streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr)
+            uvicorn.run(app, host=host, port=port, log_level="warning")
+        else:
+            raise UserError(f"transport must be stdio or http, got {transport!r}")
+    finally:
+        runtime.close()

@@ -1,0 +1,43 @@
+"""``p2p export``: files, standard output, --format all, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from play2prompt.cli import main
+from tests.emit.stored import make_stored_run
+
+
+def test_export_to_file_and_stdout(tmp_path, capsys):
+    run_dir = make_stored_run(tmp_path / "runs")
+    out = tmp_path / "out" / "tools.json"
+    assert main(["export", str(run_dir), "--format", "anthropic", "-o", str(out),
+                 "--demos", "1", "--demos-inline"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["tools"][0]["input_schema"]["required"] == ["principal", "annual_rate", "years"]
+    assert doc["tools"][0]["description"].count("Request:") == 1
+    capsys.readouterr()
+    # by id, from the runs folder
+    assert main(["export", "golden", "-f", "markdown", "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert capsys.readouterr().out.startswith("# Tool documentation (golden)")
+
+
+def test_export_all_formats_to_a_folder(tmp_path):
+    run_dir = make_stored_run(tmp_path / "runs")
+    assert main(["export", str(run_dir), "--format", "all", "-o", str(tmp_path / "all")]) == 0
+    names = sorted(p.name for p in (tmp_path / "all").iterdir())
+    assert names == ["p2p_anthropic.json", "p2p_dspy.py", "p2p_markdown.md", "p2p_mcp.json",
+                     "p2p_openai.json", "p2p_python.py"]
+
+
+def test_export_errors_are_one_line(tmp_path, capsys):
+    run_dir = make_stored_run(tmp_path / "runs")
+    assert main(["export", str(run_dir), "-f", "yaml"]) == 2
+    assert "unknown export format 'yaml'" in capsys.readouterr().err
+    assert main(["export", str(tmp_path / "nope"), "-f", "openai"]) == 2
+    assert "no run" in capsys.readouterr().err
+    assert main(["export", str(run_dir), "-f", "all"]) == 2
+    assert "-o DIR" in capsys.readouterr().err
+    (run_dir / "result.json").unlink()
+    assert main(["export", str(run_dir)]) == 2
+    assert "has no result.json" in capsys.readouterr().err

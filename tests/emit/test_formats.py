@@ -1,0 +1,185 @@
+"""Exporters: documented shapes (OpenAI, Anthropic, MCP), options, and the generated Python."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import json
+import re
+import sys
+from types import SimpleNamespace
+
+import jsonschema
+import pytest
+from pydantic import TypeAdapter
+
+import play2prompt.emit as emit
+from play2prompt.emit import ExportOptions, export_run, get_exporter
+from play2prompt.emit._base import Exporter
+from play2prompt.errors import UserError
+from play2prompt.results import load_run_result
+from tests.emit.stored import make_stored_run
+
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+# Anthropic Messages API, "tools" parameter (client tools): name, description, input_schema.
+ANTHROPIC_TOOL = {
+    "type": "object",
+    "required": ["name", "input_schema"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "pattern": NAME.pattern},
+        "description": {"type": "string"},
+        "input_schema": {"type": "object", "required": ["type"],
+                         "properties": {"type": {"const": "object"},
+                                        "properties": {"type": "object"},
+                                        "required": {"type": "array",
+                                                     "items": {"type": "string"}}}},
+    },
+}
+
+
+@pytest.fixture
+def run(tmp_path):
+    return load_run_result(make_stored_run(tmp_path))
+
+
+def _doc(run, fmt, **options):
+    return json.loads(export_run(run, fmt, ExportOptions(**options)))
+
+
+def test_openai_tools_and_messages_have_the_sdk_shapes(run):
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+
+    doc = _doc(run, "openai")
+    tools = TypeAdapter(list[ChatCompletionToolParam]).validate_python(doc["tools"])
+    assert [t["function"]["name"] for t in tools] == list(run.tools)
+    for entry in doc["tools"]:
+        assert entry["type"] == "function" and NAME.match(entry["function"]["name"])
+        jsonschema.Draft202012Validator.check_schema(entry["function"]["parameters"])
+    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(doc["messages"])
+    assert doc["messages"][0]["role"] == "system"
+    assert "Request: Will it rain in Paris tomorrow?" in doc["messages"][0]["content"]
+
+
+def test_openai_carries_the_optimized_doc_and_keeps_the_schema(run):
+    doc = _doc(run, "openai")
+    loan = doc["tools"][0]["function"]
+    result = run.tools["loan_payment"]
+    assert loan["description"] == result.doc.description
+    for pname, text in result.doc.params.items():
+        assert loan["parameters"]["properties"][pname]["description"] == text
+    forecast = doc["tools"][2]["function"]["parameters"]
+    original = run.tools["get-forecast"].original.parameters
+    assert forecast["properties"]["units"]["enum"] == ["c", "f"]
+    assert forecast["required"] == original["required"]
+    strip = {k: {kk: vv for kk, vv in v.items() if kk != "description"}
+             for k, v in forecast["properties"].items()}
+    assert strip == {k: {kk: vv for kk, vv in v.items() if kk != "description"}
+                     for k, v in original["properties"].items()}
+
+
+def test_anthropic_tools_validate_and_system_has_the_demos(run):
+    doc = _doc(run, "anthropic")
+    for tool in doc["tools"]:
+        jsonschema.validate(tool, ANTHROPIC_TOOL)
+    assert doc["tools"][0]["description"] == run.tools["loan_payment"].doc.description
+    assert "loan_payment" in doc["system"] and "get-forecast" in doc["system"]
+
+
+def test_mcp_tools_validate_with_the_sdk_types(run):
+    types = pytest.importorskip("mcp_types")
+    doc = _doc(run, "mcp")
+    for entry in doc["tools"]:
+        tool = types.Tool.model_validate(entry)
+        assert tool.input_schema["type"] == "object"
+    assert set(doc["demos"]) == {"loan_payment", "get-forecast"}
+    assert doc["demos"]["loan_payment"][0]["calls"][0]["arguments"]["years"] == 30
+
+
+def test_demos_inline_k_and_original(run):
+    inline = _doc(run, "anthropic", demos=1, demos_inline=True)
+    assert inline["system"] == ""
+    loan = inline["tools"][0]["description"]
+    assert loan.startswith(run.tools["loan_payment"].doc.description)
+    assert loan.count("Request:") == 1 and "250000" in loan
+    assert inline["tools"][1]["description"] == "Converts units."   # no demos: unchanged
+
+    none = _doc(run, "openai", demos=0)
+    assert none["messages"] == []
+
+    original = _doc(run, "openai", original=True)
+    assert original["play2prompt"]["docs"] == "original"
+    assert original["tools"][0]["function"]["description"] == "Loan calculator."
+    assert original["messages"] == []
+    md = export_run(run, "markdown", ExportOptions(original=True))
+    assert "Monthly payment" not in md and "Demonstrations" not in md
+
+
+def _load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_python_stubs_are_typed_and_documented(run, tmp_path):
+    path = tmp_path / "stubs.py"
+    emit.write_export(run, "python", path)
+    ast.parse(path.read_text())
+    stubs = _load_module(path, "p2p_stubs_test")
+    sig = inspect.signature(stubs.loan_payment)
+    assert list(sig.parameters) == ["principal", "annual_rate", "years"]
+    assert all(p.kind is p.KEYWORD_ONLY for p in sig.parameters.values())
+    assert sig.parameters["years"].annotation == "int"
+    doc = inspect.getdoc(stubs.loan_payment)
+    assert doc.startswith("Monthly payment of a fixed-rate loan.")
+    assert "annual_rate: yearly interest rate in percent" in doc
+    assert ">>> loan_payment(principal=250000, annual_rate=6.5, years=30)" in doc
+    forecast = inspect.signature(stubs.get_forecast).parameters
+    assert forecast["units"].default == "c" and forecast["class_"].default is None
+    assert "a \"quoted\" | piped \\ text" in inspect.getdoc(stubs.get_forecast)
+    with pytest.raises(NotImplementedError, match="loan_payment"):
+        stubs.loan_payment(principal=1, annual_rate=1, years=1)
+
+
+def test_dspy_module_needs_no_dspy_to_write_or_read(run, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dspy", None)   # importing dspy would fail
+    path = emit.write_export(run, "dspy", tmp_path / "p2p_dspy_tools.py")
+    module = _load_module(path, "p2p_dspy_tools_nodspy")
+    assert [t["name"] for t in module.TOOLS] == list(run.tools)
+    assert module.TOOLS[0]["description"] == run.tools["loan_payment"].doc.description
+    assert [d["tool"] for d in module.DEMOS] == ["loan_payment", "loan_payment", "get-forecast"]
+    with pytest.raises(ImportError):
+        module.build_tools()
+
+
+def test_dspy_module_builds_dspy_objects(run, tmp_path):
+    dspy = pytest.importorskip("dspy")
+    module = _load_module(emit.write_export(run, "dspy", tmp_path / "m.py"), "p2p_dspy_real")
+    tools = module.build_tools({"loan_payment": lambda **kw: kw["principal"]})
+    assert [t.name for t in tools] == list(run.tools)
+    assert isinstance(tools[0], dspy.Tool) and tools[0].desc.startswith("Monthly payment")
+    assert tools[0](principal=5, annual_rate=1, years=2) == 5
+    examples = module.build_examples()
+    assert examples[0].question.startswith("What is the monthly payment")
+    assert set(examples[0].inputs().keys()) == {"question"}
+
+
+class ShoutExporter(Exporter):
+    name = "shout"
+    suffix = ".txt"
+
+    def render(self, tools, run, options):
+        return " ".join(t.name.upper() for t in tools)
+
+
+def test_registry_unknown_name_and_entry_points(run, monkeypatch):
+    with pytest.raises(UserError, match="unknown export format 'nope'.*openai"):
+        get_exporter("nope")
+    fake = [SimpleNamespace(name="shout", value="tests.emit.test_formats:ShoutExporter")]
+    monkeypatch.setattr(emit, "entry_points", lambda group: fake if
+                        group == emit.ENTRY_POINT_GROUP else [])
+    assert "shout" in emit.available_exporters()
+    assert export_run(run, "shout") == "LOAN_PAYMENT CONVERT_UNITS GET-FORECAST"

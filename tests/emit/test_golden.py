@@ -1,0 +1,46 @@
+"""Every exporter's output for a small stored run equals its golden file.
+
+Regenerate after an intended format change: ``P2P_UPDATE_GOLDEN=1 pytest tests/emit/test_golden.py``
+(see golden/README.md), then review ``git diff tests/emit/golden``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from play2prompt.emit import ExportOptions, export_run, get_exporter
+from play2prompt.results import load_run_result
+from tests.emit.stored import make_stored_run
+
+GOLDEN = Path(__file__).parent / "golden"
+
+CASES = {
+    "openai": ("openai", ExportOptions()),
+    "openai_inline_k1": ("openai", ExportOptions(demos=1, demos_inline=True)),
+    "anthropic": ("anthropic", ExportOptions()),
+    "mcp": ("mcp", ExportOptions()),
+    "dspy": ("dspy", ExportOptions()),
+    "python": ("python", ExportOptions()),
+    "markdown": ("markdown", ExportOptions()),
+    "markdown_original": ("markdown", ExportOptions(original=True)),
+}
+
+
+def golden_path(case: str, fmt: str) -> Path:
+    suffix = get_exporter(fmt).suffix
+    return GOLDEN / (f"{case}{suffix}.txt" if suffix == ".py" else f"{case}{suffix}")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_export_matches_golden(case, tmp_path):
+    fmt, options = CASES[case]
+    run = load_run_result(make_stored_run(tmp_path))
+    text = export_run(run, fmt, options)
+    path = golden_path(case, fmt)
+    if os.environ.get("P2P_UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing {path.name}: run with P2P_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")

@@ -1,0 +1,121 @@
+"""The MCP server of the real tools: in process, and as ``p2p mcp`` over stdio driven by the
+official ``mcp`` client (list tools, call one, bad arguments give an error result and the
+server stays up)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import sys
+
+import pytest
+
+from play2prompt.results import load_run_result
+from play2prompt.serve.mcp_server import build_server, served_tools
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.loading import load_tools
+from play2prompt.tools.runtime import ToolRuntime
+from tests.conftest import EXAMPLES, ROOT
+from tests.emit.stored import copy_tools_file, make_stored_run
+
+mcp = pytest.importorskip("mcp")
+pytest.importorskip("mcp_types")
+
+CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _example(name):
+    spec = importlib.util.spec_from_file_location("p2p_example_tools", EXAMPLES / "tools.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+@pytest.fixture
+def run(tmp_path):
+    return load_run_result(make_stored_run(tmp_path))
+
+
+async def _in_process(run, demo_mode, script):
+    tools = [t for t in load_tools(EXAMPLES / "tools.json") if t.name in run.tools]
+    served = served_tools(run, tools, demo_mode=demo_mode)
+    runtime = ToolRuntime(served.runtime_tools(), ExecContext(base_dir=EXAMPLES), store=None)
+    try:
+        async with mcp.Client(build_server(served, runtime)) as client:
+            return await script(client), served
+    finally:
+        runtime.close()
+
+
+def test_in_process_tools_resources_and_errors(run):
+    async def script(client):
+        listed = (await client.list_tools()).tools
+        ok = await client.call_tool("loan_payment", {"principal": 12000, "annual_rate": 4,
+                                                     "years": 5})
+        bad = await client.call_tool("loan_payment", {"principal": "a lot"})
+        unknown = await client.call_tool("nope", {})
+        uris = [str(r.uri) for r in (await client.list_resources()).resources]
+        demos = await client.read_resource("p2p://demos/loan_payment")
+        return listed, ok, bad, unknown, uris, demos
+
+    (listed, ok, bad, unknown, uris, demos), served = asyncio.run(
+        _in_process(run, "resources", script))
+    assert served.skipped == ("get-forecast",)       # no executor for it in tools.json
+    by_name = {t.name: t for t in listed}
+    assert set(by_name) == {"loan_payment", "convert_units"}
+    assert by_name["loan_payment"].description == run.tools["loan_payment"].doc.description
+    props = by_name["loan_payment"].input_schema["properties"]
+    assert props["annual_rate"]["description"].startswith("yearly interest rate in percent")
+    expected = _example("loan_payment")(principal=12000, annual_rate=4, years=5)
+    assert not ok.is_error and json.loads(ok.content[0].text) == expected
+    assert ok.structured_content == expected
+    assert bad.is_error and bad.content[0].text.startswith("schema:")
+    assert unknown.is_error and "no tool named 'nope'" in unknown.content[0].text
+    assert uris == ["p2p://demos/loan_payment"]
+    records = json.loads(demos.contents[0].text)
+    assert records[1]["calls"][0]["arguments"] == {"principal": 12000, "annual_rate": 4,
+                                                   "years": 5}
+
+
+def test_in_process_demos_in_description(run):
+    async def script(client):
+        return (await client.list_tools()).tools, (await client.list_resources()).resources
+
+    (listed, resources), _ = asyncio.run(_in_process(run, "description", script))
+    loan = next(t for t in listed if t.name == "loan_payment")
+    assert loan.description.startswith(run.tools["loan_payment"].doc.description)
+    assert loan.description.count("Request:") == 2 and resources == []
+
+
+def test_p2p_mcp_over_stdio(tmp_path):
+    run_dir = make_stored_run(tmp_path / "runs")
+    tools_file = copy_tools_file(tmp_path / "project")
+    params = mcp.StdioServerParameters(
+        command=sys.executable, args=["-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
+        env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        cwd=str(tmp_path))
+
+    async def drive():
+        async with mcp.Client(params, read_timeout_seconds=60) as client:
+            listed = (await client.list_tools()).tools
+            ok = await client.call_tool("loan_payment", {"principal": 250000,
+                                                         "annual_rate": 6.5, "years": 30})
+            bad = await client.call_tool("loan_payment", {"principal": 1, "years": "x"})
+            crash = await client.call_tool("body_mass_index", {"weight": 70, "height": 1.75})
+            again = await client.call_tool("convert_units", {"value": 5, "from_unit": "km",
+                                                             "to_unit": "mi"})
+            return listed, ok, bad, crash, again
+
+    listed, ok, bad, crash, again = asyncio.run(asyncio.wait_for(drive(), 120))
+    by_name = {t.name: t for t in listed}
+    assert len(by_name) == 7                          # every tool of the file is served
+    assert by_name["loan_payment"].description.startswith("Monthly payment of a fixed-rate")
+    assert by_name["add_days"].description == "Date calculator."   # not in the run: as is
+    expected = _example("loan_payment")(principal=250000, annual_rate=6.5, years=30)
+    assert not ok.is_error and json.loads(ok.content[0].text) == expected
+    assert bad.is_error and "'annual_rate' is a required property" in bad.content[0].text
+    assert crash.is_error and crash.content[0].text.startswith("exception: ValueError")
+    assert not again.is_error
+    assert json.loads(again.content[0].text) == _example("convert_units")(5, "km", "mi")
