@@ -105,12 +105,10 @@ def write_plots(df: pd.DataFrame, summary: pd.DataFrame, out_dir: Path) -> dict[
     paths = {"accuracy_per_variant": out_dir / "accuracy_per_variant.png",
              "accuracy_vs_calls": out_dir / "accuracy_vs_calls.png"}
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    labels = summary["method"].astype(str).tolist()
-    if len(summary.columns) > 1 and any(c not in _SUMMARY_FIXED for c in summary.columns):
-        extra = [c for c in summary.columns if c not in _SUMMARY_FIXED
-                 and c not in categories_of(df)]
-        labels = [" ".join([m, *(f"{c}={r[c]}" for c in extra)])
-                  for m, r in zip(labels, summary.to_dict("records"))]
+    groups = [c for c in summary.columns if c not in _SUMMARY_FIXED
+              and c not in categories_of(df)]
+    labels = [" ".join([str(r["method"]), *(f"{c}={r[c]}" for c in groups)])
+              for r in summary.to_dict("records")]
     ax.bar(range(len(labels)), summary[OVERALL].fillna(0).tolist(), color="#4C72B0")
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("accuracy (%)")

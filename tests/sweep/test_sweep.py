@@ -114,3 +114,14 @@ def test_cli_sweep_and_report(tmp_path, capsys):
     assert main(["sweep", "--generator", "fake", "--runs-dir", str(tmp_path / "r")]) == 2
     assert main(["sweep", "--benchmark", "bfcl", "--space", "depth", "--generator",
                  "fake", "--runs-dir", str(tmp_path / "r")]) == 2
+
+
+def test_other_swept_settings_get_rows_of_their_own_in_the_summary(tmp_path):
+    result = _sweep(tmp_path, "depth", "full", CountingLM(), spec={"space": ["depth=0,1"]})
+    rows = result.trials.to_dict("records")
+    assert [r["depth"] for r in rows] == [0, 1]
+    assert rows[0]["run_id"] != rows[1]["run_id"]
+    assert rows[0]["opt_calls"] < rows[1]["opt_calls"]
+    summary = result.summary.to_dict("records")
+    assert [(r["method"], r["depth"]) for r in summary] == [
+        ("baseline", 0), ("P2P", 0), ("baseline", 1), ("P2P", 1)]
