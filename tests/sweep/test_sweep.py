@@ -87,7 +87,10 @@ def test_killed_sweep_resumes_without_rerunning_finished_trials(tmp_path):
 def test_sampler_with_budget_and_two_objectives(tmp_path):
     result = _sweep(tmp_path, "tpe", "full,demo-only", CountingLM(),
                     spec={"sampler": "tpe", "n_trials": 3, "minimize_calls": True,
-                          "space": ["demos=1,2"]})
+                          "space": ["demos=1,2"],
+                          "storage": f"sqlite:///{tmp_path / 'shared.db'}"})
+    assert (tmp_path / "shared.db").is_file()              # any database URL
+    assert not (result.sweep_dir / "study.db").exists()
     rows = result.trials.to_dict("records")
     assert len(rows) == 3
     assert {r["demos"] for r in rows} <= {1, 2}
