@@ -235,6 +235,7 @@ def optimize(
     stats = run_stats(store, pool, wall, engine.runtime, workers)
     store.set_meta("status", "done")
     store.set_meta("last_stats", stats)
+    store.add_session(stats)
     result = RunResult(store.get_meta("run_id"), store.run_dir, results, config.to_dict(), stats)
     result.write()
     pool.close()
