@@ -43,7 +43,7 @@ def execute(tools, base_dir: Path, name: str, **arguments):
 def test_load_writes_a_tools_file_that_runs(tmp_path):
     tools = load_mcp_tools(sys.executable, [str(SERVER)], base_dir=tmp_path)
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == {"add", "city_info", "nap", "freeze"}
+    assert set(by_name) == {"add", "city_info", "nap", "freeze", "shutdown"}
     add = by_name["add"]
     assert add.description == "Add two integers."
     assert add.parameters == {"type": "object", "required": ["a", "b"],

@@ -2,10 +2,12 @@
 
 Tools: ``add`` (integers), ``city_info`` (a dict, raises for an unknown city), ``nap`` (sleeps
 in a worker thread: a slow tool on a healthy server) and ``freeze`` (blocks the server's event
-loop: a wedged server that no longer answers anything).
+loop: a wedged server that no longer answers anything), ``shutdown`` (the process dies).
 """
 
 import asyncio
+import os
+import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
@@ -45,6 +47,13 @@ async def freeze(seconds: float) -> str:
     time.sleep(seconds)
     await asyncio.sleep(0)
     return "thawed"
+
+
+@server.tool()
+def shutdown(code: int = 1) -> str:
+    """End the server process at once."""
+    print("shutting down on request", file=sys.stderr, flush=True)
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ SCHEMAS = {
                   "required": ["city"]},
     "nap": {"type": "object", "properties": {"seconds": {"type": "number"}}},
     "freeze": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+    "shutdown": {"type": "object", "properties": {"code": {"type": "integer"}}},
 }
 
 
@@ -42,7 +43,7 @@ def mcp_tool(name: str, server: dict | None = None, **common) -> Tool:
 def runtime():
     """One runtime (one server process) for the module: starting a server costs ~1 s."""
     tools = [mcp_tool("add"), mcp_tool("city_info"), mcp_tool("nap", timeout=0.5),
-             mcp_tool("freeze", timeout=0.5),
+             mcp_tool("freeze", timeout=0.5), mcp_tool("shutdown"),
              Tool("plus", "add under another name", SCHEMAS["add"],
                   {"mcp": {**SERVER, "tool": "add"}})]
     rt = ToolRuntime(tools, ExecContext(base_dir=HERE, default_timeout=20.0))
@@ -98,6 +99,14 @@ def test_wedged_server_is_restarted_for_the_next_call(runtime):
     assert wedged.dead                                       # it did not answer a ping
     assert run(runtime, "add", a=5, b=6).output == 11      # a fresh server
     assert conn._live is not wedged
+
+
+def test_server_that_dies_is_a_crash_then_restarted(runtime):
+    obs = run(runtime, "shutdown", code=3)
+    assert obs.error_type == "crash" and "\n" not in obs.error
+    assert "mcp_tiny_server.py` closed the connection" in obs.error
+    assert "(stderr: shutting down on request)" in obs.error
+    assert run(runtime, "add", a=1, b=1).output == 2
 
 
 def test_executions_are_cached_in_the_run_store(tmp_path, store):
