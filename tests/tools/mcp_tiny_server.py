@@ -1,4 +1,5 @@
-"""A tiny MCP server (official SDK) for the mcp executor and importer tests; run over stdio.
+"""A tiny MCP server (official SDK) for the mcp executor and importer tests; stdio, or
+streamable HTTP on 127.0.0.1 when given a port.
 
 Tools: ``add`` (integers), ``city_info`` (a dict, raises for an unknown city), ``nap`` (sleeps
 in a worker thread: a slow tool on a healthy server) and ``freeze`` (blocks the server's event
@@ -57,4 +58,7 @@ def shutdown(code: int = 1) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) > 1:  # mcp_tiny_server.py PORT: streamable HTTP on loopback
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    else:
+        server.run()

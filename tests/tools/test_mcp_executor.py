@@ -4,6 +4,8 @@ good calls, tool errors, hangs past the timeout, a wedged server, servers that c
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -166,6 +168,36 @@ def test_server_that_exits_or_never_answers(tmp_path):
         start = time.perf_counter()
         ctx.close()
         assert time.perf_counter() - start < 10       # the silent process is ended
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_streamable_http_server(tmp_path):
+    port = _free_port()
+    log = (tmp_path / "server.log").open("w")
+    proc = subprocess.Popen([sys.executable, str(HERE / "mcp_tiny_server.py"), str(port)],
+                            stdout=log, stderr=subprocess.STDOUT)
+    ctx = ExecContext()
+    try:
+        url = {"url": f"http://127.0.0.1:{port}/mcp"}
+        for _ in range(100):                                   # until it listens
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        assert asyncio.run(make_executor(mcp_tool("add", url), ctx).aexecute(
+            {"a": 4, "b": 5})).output == 9
+        obs = make_executor(mcp_tool("city_info", url), ctx).execute({"city": "Oz"})
+        assert obs.error_type == "exception" and "unknown city: Oz" in obs.error
+    finally:
+        ctx.close()
+        proc.terminate()
+        proc.wait(10)
+        log.close()
 
 
 def test_unreachable_url_is_a_crash_observation():

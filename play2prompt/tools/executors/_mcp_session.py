@@ -141,8 +141,8 @@ class McpConnection:
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
+            cancelling = getattr(asyncio.current_task(), "cancelling", None)  # Python 3.11+
+            if cancelling is None or cancelling():
                 raise  # our caller was cancelled
             raise ToolCallError(f"MCP server `{self.server.label}`: connection closed during "
                                 "the call", "crash") from None
@@ -218,9 +218,13 @@ class McpConnection:
             raise ToolCallError(_one_line(f"MCP error {code}: {exc}"), "exception") from None
         except ToolCallError:
             raise
-        except Exception as exc:  # noqa: BLE001 - transport failures are observations
-            raise ToolCallError(self._died(live, f"failed: {type(_leaf(exc)).__name__}: "
-                                                 f"{_leaf(exc)}"), "crash") from None
+        except Exception as exc:  # noqa: BLE001 - every failure is an observation
+            leaf = _leaf(exc)
+            what = f"{type(leaf).__name__}: {leaf}"
+            if isinstance(leaf, _transport_errors()):
+                raise ToolCallError(self._died(live, f"failed: {what}"), "crash") from None
+            raise ToolCallError(_one_line(f"MCP server `{self.server.label}`: {what}"),
+                                "exception") from None
 
     async def _check_alive(self, live: _Live | None) -> None:
         """After a timeout: keep a server that still answers a ping, drop a wedged one."""
@@ -242,6 +246,13 @@ class McpConnection:
     async def _shutdown(self) -> None:
         lives, self._lives, self._live = self._lives, [], None
         await asyncio.gather(*(live.close() for live in lives), return_exceptions=True)
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean the connection is gone (the server is then restarted)."""
+    import anyio
+
+    return (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
 
 
 def _paginated(cursor: str | None) -> Any:
