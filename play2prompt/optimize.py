@@ -161,6 +161,26 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
                   auto_setting(config.llm_grading, not is_small_generator(generator)))
 
 
+def _open_store(tools: Sequence[Tool] | None, generator: str | LM, task_model: str | LM | None,
+                config: OptimizeConfig | None, runs_dir: Path | None, run_id: str | None,
+                resume: str | None, label: str, base_dir: Path | None) -> tuple:
+    """A new run's store, or the resumed run's store with what it recorded at its start."""
+    if resume:
+        store = open_run(resume, runs_dir)
+        limits = config.max_concurrency if config is not None else None
+        tools, config, generator, task_model, base_dir = _resumed(store, generator, task_model,
+                                                                  base_dir)
+        if limits is not None:  # how hard to push the backends may change between sessions
+            config = replace(config, max_concurrency=limits)
+        return store, tools, config, generator, task_model, base_dir
+    if not tools:
+        raise ValueError("optimize() needs tools or resume=")
+    config = config or preset("default")
+    store = create_run(runs_dir, label, run_id)
+    tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
+    return store, tools, config, generator, task_model, base_dir
+
+
 def optimize(
     tools: Sequence[Tool] | None = None,
     *,
@@ -185,19 +205,8 @@ def optimize(
     ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
     tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
     ``resume``, redo every tool from the run's log (logged calls are free)."""
-    if resume:
-        store = open_run(resume, runs_dir)
-        limits = config.max_concurrency if config is not None else None
-        tools, config, generator, task_model, base_dir = _resumed(store, generator, task_model,
-                                                                  base_dir)
-        if limits is not None:  # how hard to push the backends may change between sessions
-            config = replace(config, max_concurrency=limits)
-    else:
-        if not tools:
-            raise ValueError("optimize() needs tools or resume=")
-        config = config or preset("default")
-        store = create_run(runs_dir, label, run_id)
-        tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
+    store, tools, config, generator, task_model, base_dir = _open_store(
+        tools, generator, task_model, config, runs_dir, run_id, resume, label, base_dir)
     if recompute:
         store.clear_results()
     pool = LMPool(log=store, max_concurrency=config.max_concurrency)
@@ -226,6 +235,7 @@ def optimize(
     stats = run_stats(store, pool, wall, engine.runtime, workers)
     store.set_meta("status", "done")
     store.set_meta("last_stats", stats)
+    store.add_session(stats)
     result = RunResult(store.get_meta("run_id"), store.run_dir, results, config.to_dict(), stats)
     result.write()
     pool.close()

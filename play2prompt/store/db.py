@@ -169,6 +169,12 @@ class RunStore:
              json.dumps(obs.to_dict()), int(obs.ok), time.time()),
         )
 
+    def executions(self, tool: str) -> list[tuple[dict[str, Any], Observation]]:
+        """A tool's executions: (arguments, observation), oldest first."""
+        rows = self._query("SELECT arguments, observation FROM executions WHERE tool = ? "
+                           "ORDER BY rowid", (tool,))
+        return [(json.loads(r[0]), Observation.from_dict(json.loads(r[1]))) for r in rows]
+
     def execution_stats(self) -> dict[str, dict[str, int]]:
         rows = self._query("SELECT tool, SUM(ok), COUNT(*) FROM executions GROUP BY tool")
         return {r[0]: {"ok": r[1] or 0, "total": r[2]} for r in rows}
@@ -256,6 +262,18 @@ class RunStore:
     def results(self) -> dict[str, dict[str, Any]]:
         rows = self._query("SELECT tool, result FROM results ORDER BY rowid")
         return {r[0]: json.loads(r[1]) for r in rows}
+
+    # -- sessions (each optimize() call on the run) -----------------------------------------
+    def add_session(self, stats: Mapping[str, Any]) -> None:
+        self._exec("INSERT INTO sessions (finished, stats) VALUES (?, ?)",
+                   (time.time(), json.dumps(stats, default=str)))
+
+    def sessions(self) -> list[dict[str, Any]]:
+        try:
+            rows = self._query("SELECT finished, stats FROM sessions ORDER BY id")
+        except sqlite3.OperationalError:  # a read-only store from before the migration
+            return []
+        return [{"finished": r[0], **json.loads(r[1])} for r in rows]
 
     # -- evaluations -------------------------------------------------------------------------
     def put_eval(self, eval_id: str, name: str, config: Mapping[str, Any],

@@ -67,4 +67,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         PRIMARY KEY (eval_id, item_id)
     );
     """),
+    ("0003_sessions", """
+    CREATE TABLE sessions (             -- one row per optimize() session of the run
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        finished REAL NOT NULL,
+        stats TEXT NOT NULL              -- JSON: wall_s, LLM calls, cache hits, tokens
+    );
+    """),
 ]

@@ -1,0 +1,106 @@
+"""``p2p sweep``: ablation grids (or Optuna searches) over Play2Prompt's settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from play2prompt.errors import UserError
+
+
+def sweep_command(
+    tools_file: Optional[Path] = typer.Argument(None, help="tools.json (with --queries)"),
+    queries: Optional[Path] = typer.Option(None, "--queries", help="JSON Lines query file"),
+    module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
+    benchmark: Optional[str] = typer.Option(None, help="bfcl"),
+    categories: Optional[str] = typer.Option(None, help="BFCL categories (comma-separated)"),
+    data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
+    limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
+    name: Optional[str] = typer.Option(None, help="sweep name (folder runs/sweeps/NAME)"),
+    variants: str = typer.Option("full,desc-only,demo-only,easy",
+                                 help="full | desc-only | demo-only | easy (comma-separated)"),
+    space: Optional[list[str]] = typer.Option(
+        None, "--space", metavar="NAME=V1,V2",
+        help="a swept setting (repeatable): search, depth, expand (L), width (W), n_e, lam, "
+             "demos, dropout, seed"),
+    grid: bool = typer.Option(True, "--grid/--no-grid", help="every point of the space"),
+    sampler: Optional[str] = typer.Option(None, help="Optuna sampler instead of the grid: "
+                                                     "tpe | random"),
+    n_trials: Optional[int] = typer.Option(None, help="trial budget of a sampler"),
+    metric: str = typer.Option("accuracy", help="maximized: accuracy | ast | delta | acc:CAT"),
+    minimize_calls: bool = typer.Option(False, "--minimize-calls",
+                                        help="also minimize LLM calls (multi-objective)"),
+    storage: Optional[str] = typer.Option(None, help="Optuna storage URL (default: SQLite "
+                                                     "in the sweep folder)"),
+    resume: bool = typer.Option(False, "--resume", help="continue a killed sweep"),
+    worker: bool = typer.Option(False, "--worker", help="join a sweep other machines run"),
+    preset_name: str = typer.Option("quick", "--preset", help="quick | default | paper"),
+    generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
+    task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
+    mode: str = typer.Option("function-calling", help="function-calling | prompting"),
+    temperature: float = typer.Option(0.0, help="task model temperature at evaluation"),
+    max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Run an ablation sweep: variants x settings, optimized and evaluated, as tables + plots."""
+    from play2prompt.cli._common import console
+    from play2prompt.config import preset
+    from play2prompt.evaluation.runner import EvalSettings
+    from play2prompt.sweep.runner import run_sweep
+    from play2prompt.sweep.space import SweepSpace
+    from play2prompt.sweep.study import SweepSpec
+
+    if sampler and sampler not in ("tpe", "random"):
+        raise UserError(f"--sampler must be tpe or random, got {sampler!r}")
+    if not grid and not sampler:
+        raise UserError("--no-grid needs --sampler tpe|random")
+    if limit is not None and limit < 1:
+        raise UserError("--limit must be >= 1")
+    target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit)
+    overrides = {"max_concurrency": max_concurrency, "task_mode": mode}
+    spec = SweepSpec(name=name or target.name, space=SweepSpace.parse(space or [], variants),
+                     base=preset(preset_name, **overrides), sampler=sampler or "grid",
+                     n_trials=n_trials, metric=metric, minimize_calls=minimize_calls,
+                     storage=storage, resume=resume, worker=worker)
+    log = (lambda _msg: None) if quiet else (lambda msg: console.print(msg, highlight=False))
+    result = run_sweep(spec, target, generator=generator, task_model=task_model,
+                       settings=EvalSettings(mode=mode, temperature=temperature),
+                       runs_dir=runs_dir, max_concurrency=max_concurrency, log=log)
+    print_result(result)
+
+
+def _target(tools_file: Path | None, queries: Path | None, module: str | None,
+            benchmark: str | None, categories: str | None, data_dir: Path | None,
+            limit: int | None) -> Any:
+    from play2prompt.sweep.target import bfcl_target, tools_target
+
+    if benchmark:
+        if benchmark != "bfcl":
+            raise UserError(f"p2p sweep supports --benchmark bfcl or a tools.json with "
+                            f"--queries, got {benchmark!r}")
+        return bfcl_target(data_dir, categories, limit)
+    if tools_file is None or queries is None:
+        raise UserError("give --benchmark bfcl, or a tools.json with --queries FILE")
+    return tools_target(tools_file, queries, module, limit)
+
+
+def print_result(result: Any) -> None:
+    from play2prompt.cli._common import console
+    from play2prompt.evaluation.report import rich_table
+
+    if result.trials.empty:
+        console.print("no finished trial")
+    else:
+        console.print(rich_table(result.summary, f"sweep {result.name}: exec accuracy (%)"))
+        for key, value in result.cost.items():
+            console.print(f"{key.replace('_', ' ')}: {value}", highlight=False)
+    for line in result.failed:
+        console.print(f"failed: {line}", highlight=False, markup=False)
+    console.print(f"results: {result.sweep_dir}/summary.md, trials.csv, plots/")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("sweep")(sweep_command)

@@ -1,0 +1,36 @@
+"""``p2p report runs/<id>``: a run's report as a self-contained HTML file and as Markdown.
+
+- :mod:`~play2prompt.report.data`: what the report shows, read from the run's folder;
+- :mod:`~play2prompt.report.diff`: word diffs of the docs;
+- :mod:`~play2prompt.report.plots`: the charts (one PNG per chart);
+- :mod:`~play2prompt.report.render`: HTML and Markdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    markdown: Path
+    charts: dict[str, dict[str, Path]] = field(default_factory=dict)
+
+
+def build_report(ref: str | Path, runs_dir: Path | None = None,
+                 out_dir: Path | None = None) -> ReportFiles:
+    """Write ``report.html``, ``report.md`` and ``plots/*.png`` (default: ``<run>/report/``)."""
+    from play2prompt.report.data import collect
+    from play2prompt.report.plots import write_charts
+    from play2prompt.report.render import render_html, render_markdown
+
+    report = collect(ref, runs_dir)
+    out = Path(out_dir or report.run_dir / "report")
+    out.mkdir(parents=True, exist_ok=True)
+    charts = write_charts(report, out / "plots")
+    html_path, md_path = out / "report.html", out / "report.md"
+    html_path.write_text(render_html(report, charts), encoding="utf-8")
+    md_path.write_text(render_markdown(report, charts, out), encoding="utf-8")
+    return ReportFiles(html_path, md_path, charts)

@@ -1,0 +1,134 @@
+"""What a run report shows, read from the run's folder: its result, store and attached evals.
+
+Per tool: the original and the optimized doc, the kept demos with the outputs their calls gave
+when executed, the best example reward and the doc score per iteration (from the candidates
+table), and tool play's invocation success rate. For the run: its cost over every session
+(calls, tokens, wall time, cache hits) and the evaluations that used its prompts (recorded in
+its own store by ``p2p sweep``, or ``runs/eval-*`` folders whose ``prompts`` is the run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from play2prompt.jsonutil import canonical
+from play2prompt.results import RunResult, ToolResult, load_run_result
+from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.runs import resolve_run
+from play2prompt.tools.model import Invocation, Observation
+
+
+@dataclass(frozen=True)
+class DemoView:
+    query: str
+    calls: tuple[Invocation, ...]
+    outputs: tuple[Observation | None, ...]
+    answer: str | None
+
+
+@dataclass(frozen=True)
+class ToolView:
+    result: ToolResult
+    demos: tuple[DemoView, ...]
+    example_rewards: tuple[float | None, ...]     # best example reward per iteration
+    doc_scores: tuple[float | None, ...]          # best doc score per iteration
+    play: Mapping[str, Any]                       # attempts, valid calls, success rate
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    run_dir: Path
+    meta: dict[str, Any]
+    tools: list[ToolView]
+    cost: dict[str, Any]
+    evals: list[dict[str, Any]] = field(default_factory=list)
+
+
+def best_per_iteration(rows: Sequence[Mapping[str, Any]]) -> tuple[float | None, ...]:
+    """The best reward among the candidates of each iteration (iterations 0..max)."""
+    best: dict[int, float] = {}
+    for row in rows:
+        it, reward = int(row["iteration"]), row.get("reward")
+        if it < 0 or reward is None:
+            continue
+        best[it] = max(best.get(it, float("-inf")), float(reward))
+    return tuple(best.get(i) for i in range(max(best) + 1)) if best else ()
+
+
+def _outputs(store: RunStore, tool: str, calls: Sequence[Invocation]
+             ) -> tuple[Observation | None, ...]:
+    known = {canonical(args): obs for args, obs in store.executions(tool)}
+    return tuple(known.get(canonical(dict(c.arguments))) for c in calls)
+
+
+def tool_view(store: RunStore, result: ToolResult) -> ToolView:
+    demos = tuple(DemoView(d.query, d.calls, _outputs(store, result.name, d.calls), d.answer)
+                  for d in result.demos)
+    examples = best_per_iteration(store.candidates(result.name, "example"))
+    docs = best_per_iteration(store.candidates(result.name, "doc"))
+    stats = result.stats
+    examples = examples or tuple(stats.get("best_reward_per_iteration") or ())
+    docs = docs or tuple(stats.get("doc_score_per_iteration") or ())
+    play = {"attempts": stats.get("play_attempts"),
+            "valid_invocations": stats.get("valid_invocations"),
+            "success_rate": stats.get("invocation_success_rate")}
+    return ToolView(result, demos, examples, docs, play)
+
+
+def run_cost(store: RunStore, result: RunResult) -> dict[str, Any]:
+    """The logged totals and the sum over the run's sessions (a resumed run has several)."""
+    logged = store.call_stats()["total"]
+    sessions = store.sessions() or ([dict(result.stats)] if result.stats else [])
+    calls = sum(s.get("session", {}).get("llm_calls", 0) for s in sessions)
+    hits = sum(s.get("session", {}).get("cache_hits", 0) for s in sessions)
+    return {
+        "sessions": len(sessions),
+        "wall_s": round(sum(float(s.get("wall_s", 0.0)) for s in sessions), 2),
+        "llm_calls": calls,
+        "cache_hits": hits,
+        "logged_samples": logged["samples"],
+        "failed_calls": logged["failed"],
+        "prompt_tokens": logged["prompt_tokens"],
+        "completion_tokens": logged["completion_tokens"],
+        "tool_executions": sum(int(s.get("tool_executions", 0)) for s in sessions),
+        "tool_execution_cache_hits": sum(int(s.get("tool_execution_cache_hits", 0))
+                                         for s in sessions),
+    }
+
+
+def attached_evals(store: RunStore, run_id: str, runs_dir: Path) -> list[dict[str, Any]]:
+    """Evaluations of this run's prompts: its own store's, then ``runs/eval-*`` folders'."""
+    found = [{"id": e["id"], "config": e["config"], "summary": e["summary"], "source": "run"}
+             for e in store.evals()]
+    for db in sorted(runs_dir.glob(f"eval-*/{DB_NAME}")):
+        try:
+            other = RunStore(db, read_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable folder is not this report's concern
+            continue
+        try:
+            for e in other.evals():
+                if str(e["config"].get("prompts")) == run_id and not e["id"].endswith(
+                        ":baseline"):
+                    found.append({"id": e["id"], "config": e["config"],
+                                  "summary": e["summary"], "source": str(db.parent)})
+        finally:
+            other.close()
+    return found
+
+
+def collect(ref: str | Path, runs_dir: Path | None = None) -> RunReport:
+    run_dir = resolve_run(ref, runs_dir)
+    result = load_run_result(run_dir)
+    store = RunStore(run_dir / DB_NAME, read_only=True)
+    try:
+        meta = store.all_meta()
+        tools = [tool_view(store, r) for r in result.tools.values()]
+        cost = run_cost(store, result)
+        evals = attached_evals(store, result.run_id, Path(runs_dir or run_dir.parent))
+    finally:
+        store.close()
+    return RunReport(result.run_id, run_dir, meta, tools, cost, evals)

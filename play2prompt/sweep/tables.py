@@ -1,0 +1,155 @@
+"""A sweep's tables (one row per trial; the paper-style variant x category summary; cost) and
+plots (accuracy per variant; accuracy vs LLM calls with the cost/benefit frontier)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from play2prompt.evaluation.report import markdown_table
+from play2prompt.sweep.space import BASELINE_LABEL, VARIANTS
+
+AVERAGE = "average"
+OVERALL = "overall"
+
+
+def trials_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows))
+
+
+def categories_of(df: pd.DataFrame) -> list[str]:
+    return [c[4:] for c in df.columns if c.startswith("acc:")]
+
+
+def _mean(values: pd.Series) -> float | None:
+    values = values.dropna()
+    return round(float(values.mean()), 1) if len(values) else None
+
+
+def _summary_row(method: str, part: pd.DataFrame, prefix: str, overall: str,
+                 cats: list[str], group: Mapping[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"method": method, **group}
+    for cat in cats:
+        row[cat] = _mean(part[f"{prefix}{cat}"])
+    values = [row[c] for c in cats if row[c] is not None]
+    row[AVERAGE] = round(sum(values) / len(values), 1) if values else None
+    row[OVERALL] = _mean(part[overall])
+    row["trials"] = len(part)
+    return row
+
+
+def summary_table(df: pd.DataFrame, group_by: Sequence[str] = ()) -> pd.DataFrame:
+    """The paper's Table 4/5 layout: the baseline and each variant (rows) x categories, with
+    the plain average of the categories and the accuracy over all queries. Trials of the same
+    variant that differ in ``group_by`` parameters get rows of their own; others are averaged."""
+    if df.empty:
+        return pd.DataFrame()
+    cats = categories_of(df)
+    group_by = [g for g in group_by if g in df.columns and g not in ("variant", "demos")]
+    groups = df.groupby(group_by, sort=True, dropna=False) if group_by else [((), df)]
+    rows = []
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        group = dict(zip(group_by, key))
+        rows.append(_summary_row(BASELINE_LABEL, part, "base:", "baseline", cats, group))
+        for name, variant in VARIANTS.items():
+            sub = part[part["variant"] == name]
+            if len(sub):
+                rows.append(_summary_row(variant.label, sub, "acc:", "accuracy", cats, group))
+    return pd.DataFrame(rows)
+
+
+def cost_summary(df: pd.DataFrame) -> dict[str, Any]:
+    """What the sweep cost and what sharing optimization runs saved."""
+    if df.empty:
+        return {}
+    runs = df.drop_duplicates("run_id")
+    return {
+        "trials": int(len(df)),
+        "optimization_runs": int(len(runs)),
+        "optimization_calls_made": int(df["opt_new_calls"].sum()),
+        "optimization_calls_saved_by_sharing": int(
+            df.loc[df["opt_status"] == "shared", "opt_saved_calls"].sum()),
+        "optimization_calls_replayed_from_logs": int(
+            df.loc[df["opt_status"] != "shared", "opt_saved_calls"].sum()),
+        "optimization_logged_calls": int(runs["opt_calls"].sum()),
+        "optimization_tokens": int(runs["opt_tokens"].sum()),
+        "eval_calls_made": int(df["eval_new_calls"].sum()),
+        "eval_tokens": int(df["eval_tokens"].sum()),
+        "wall_s": round(float(df["wall_s"].sum()), 1),
+    }
+
+
+def pareto_front(df: pd.DataFrame, x: str = "llm_calls", y: str = "accuracy") -> pd.DataFrame:
+    """Trials no other trial beats on both fewer calls and higher accuracy."""
+    pts = df[[x, y]].dropna().sort_values([x, y], ascending=[True, False])
+    keep, best = [], float("-inf")
+    for idx, row in pts.iterrows():
+        if row[y] > best:
+            keep.append(idx)
+            best = row[y]
+    return df.loc[keep].sort_values(x)
+
+
+def write_plots(df: pd.DataFrame, summary: pd.DataFrame, out_dir: Path) -> dict[str, Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"accuracy_per_variant": out_dir / "accuracy_per_variant.png",
+             "accuracy_vs_calls": out_dir / "accuracy_vs_calls.png"}
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    groups = [c for c in summary.columns if c not in _SUMMARY_FIXED
+              and c not in categories_of(df)]
+    labels = [" ".join([str(r["method"]), *(f"{c}={r[c]}" for c in groups)])
+              for r in summary.to_dict("records")]
+    ax.bar(range(len(labels)), summary[OVERALL].fillna(0).tolist(), color="#4C72B0")
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("accuracy per variant (all queries)")
+    fig.tight_layout()
+    fig.savefig(paths["accuracy_per_variant"], dpi=100)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name in df["variant"].unique():
+        part = df[df["variant"] == name]
+        ax.scatter(part["llm_calls"], part["accuracy"], label=name, alpha=0.8)
+    front = pareto_front(df)
+    ax.plot(front["llm_calls"], front["accuracy"], "k--", linewidth=1, label="frontier")
+    ax.set_xlabel("LLM calls of the configuration (optimization + evaluation)")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("accuracy vs LLM calls")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(paths["accuracy_vs_calls"], dpi=100)
+    plt.close(fig)
+    return paths
+
+
+_SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials")
+
+
+def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any],
+                 out_dir: Path, title: str, notes: Sequence[str] = ()) -> dict[str, Path]:
+    """trials.csv/.md, summary.csv/.md and cost.json in ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {n: out_dir / n for n in ("trials.csv", "trials.md", "summary.csv", "summary.md",
+                                      "cost.json")}
+    df.to_csv(paths["trials.csv"], index=False)
+    summary.to_csv(paths["summary.csv"], index=False)
+    paths["trials.md"].write_text(f"# {title}: trials\n\n{markdown_table(df)}\n")
+    lines = [f"# {title}", "", "Exec accuracy (%) per category; `average` is the plain mean "
+             "of the categories, `overall` the accuracy over all queries.", "",
+             markdown_table(summary), "", "## Cost", "",
+             *(f"- {k.replace('_', ' ')}: {v}" for k, v in cost.items()), ""]
+    if notes:
+        lines += ["## Notes", "", *(f"- {n}" for n in notes), ""]
+    paths["summary.md"].write_text("\n".join(lines))
+    paths["cost.json"].write_text(json.dumps(dict(cost), indent=2) + "\n")
+    return paths

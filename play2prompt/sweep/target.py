@@ -1,0 +1,82 @@
+"""What a sweep optimizes and evaluates: a benchmark, or the user's tools.json plus a query file.
+
+The tools optimized are the ones the evaluated queries call (after ``limit``), so a small sweep
+optimizes only what it measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from play2prompt.errors import UserError
+from play2prompt.evaluation.items import EvalSuite
+from play2prompt.evaluation.session import limit_items
+from play2prompt.jsonutil import stable_hash
+from play2prompt.tools.model import Tool
+
+
+@dataclass
+class SweepTarget:
+    name: str                      # label of the optimization runs
+    suite: EvalSuite               # the queries evaluated (already limited)
+    tools: list[Tool]              # the tools optimized
+    base_dir: Path | None = None
+    exec_ctx: Any = None
+
+    def fingerprint(self) -> str:
+        """Changes when the tools optimized change (part of the optimization key)."""
+        return stable_hash([t.to_dict() for t in self.tools], length=12)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "suite": self.suite.name, "items": len(self.suite.items),
+                "categories": self.suite.category_order(),
+                "tools": [t.name for t in self.tools]}
+
+
+def called_tools(suite: EvalSuite) -> list[str]:
+    """Names of the tools the suite's ground-truth calls use, in order of appearance."""
+    return list(dict.fromkeys(c.name for item in suite.items for c in item.calls))
+
+
+def bfcl_target(data_dir: Path | None, categories: Sequence[str] | str | None,
+                limit: int | None) -> SweepTarget:
+    """BFCL executable, offline subset: the first ``limit`` queries of each category."""
+    from play2prompt.adapters import load_benchmark
+    from play2prompt.adapters.bfcl.data import open_data
+    from play2prompt.adapters.bfcl.suite import load_suite, parse_categories
+
+    cats = [c for c in parse_categories(categories) if c != "rest"]
+    data, root = open_data(data_dir)
+    suite = limit_items(load_suite(data, root, cats), limit)
+    if not suite.items:
+        raise UserError("no BFCL query to evaluate offline in these categories")
+    bench = load_benchmark("bfcl")
+    loaded = bench.optimize_tools(data_dir=data_dir, subset=",".join(cats), select=None,
+                                  config=None)
+    used = set(called_tools(suite))
+    tools = [t for t in loaded.tools if t.name in used]
+    return SweepTarget(f"bfcl-{'-'.join(cats)}", suite, tools, loaded.base_dir,
+                       loaded.exec_ctx)
+
+
+def tools_target(tools_file: Path, queries: Path, module: str | None = None,
+                 limit: int | None = None) -> SweepTarget:
+    """The user's tools.json and a JSON Lines query file (see ``p2p eval tools.json``)."""
+    from play2prompt.evaluation.queries import load_queries, tools_suite
+    from play2prompt.tools.loading import load_tools
+
+    tools = load_tools(tools_file, module=module)
+    suite = limit_items(tools_suite(tools, load_queries(queries, tools), tools_file.stem,
+                                    tools_file.parent), limit)
+    used = set(called_tools(suite))
+    return SweepTarget(tools_file.stem, suite, [t for t in tools if t.name in used],
+                       tools_file.parent)
+
+
+def suite_named(suite: EvalSuite, key: str) -> EvalSuite:
+    """The suite under its own name in the sweep's evaluation store (``name@key``), so every
+    evaluated configuration keeps its own records there."""
+    return replace(suite, name=f"{suite.name}@{key}")

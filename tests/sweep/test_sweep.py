@@ -1,0 +1,130 @@
+"""``p2p sweep`` on fake models: grid rows, shared optimization runs, resume after a kill."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from play2prompt.cli import main
+from play2prompt.errors import UserError
+from play2prompt.store.db import RunStore
+from play2prompt.sweep.runner import run_sweep
+from tests.sweep.helpers import CountingLM, Killed, spec, target, task_model
+
+
+def _sweep(tmp_path, name, variants, gen, **kwargs):
+    return run_sweep(spec(name, variants, **kwargs.pop("spec", {})), target(tmp_path),
+                     generator=gen, task_model=task_model(), runs_dir=tmp_path / "runs",
+                     log=lambda _m: None, **kwargs)
+
+
+def test_grid_over_two_variants_yields_the_expected_rows(tmp_path):
+    result = _sweep(tmp_path, "two", "full,desc-only", CountingLM())
+    rows = result.trials.to_dict("records")
+    assert [r["variant"] for r in rows] == ["full", "desc-only"]
+    assert rows[0]["run_id"] == rows[1]["run_id"]           # one optimization run
+    assert [r["opt_status"] for r in rows] == ["new", "shared"]
+    assert rows[1]["opt_new_calls"] == 0
+    assert rows[1]["opt_saved_calls"] == rows[0]["opt_calls"] > 0
+    for r in rows:
+        assert {"acc:loan", "acc:bmi", "base:loan", "base:bmi"} <= set(r)
+        assert r["eval_requests"] == 2
+    # The task model is right only with demonstrations: full beats desc-only and baseline.
+    assert rows[0]["accuracy"] > rows[1]["accuracy"] == rows[0]["baseline"] == 0.0
+    summary = result.summary
+    assert summary["method"].tolist() == ["baseline", "P2P", "P2P-Desc"]
+    assert {"loan", "bmi", "average", "overall"} <= set(summary.columns)
+    assert result.cost["optimization_runs"] == 1
+    assert result.cost["optimization_calls_saved_by_sharing"] == rows[0]["opt_calls"]
+    for name in ("trials.csv", "trials.md", "summary.csv", "summary.md", "cost.json"):
+        assert (result.sweep_dir / name).is_file()
+    for key in ("accuracy_per_variant", "accuracy_vs_calls"):
+        assert result.files[key].read_bytes().startswith(b"\x89PNG")
+    assert "P2P-Desc" in (result.sweep_dir / "summary.md").read_text()
+    # The evaluation is attached to the optimization run (p2p report shows it).
+    store = RunStore(tmp_path / "runs" / rows[0]["run_id"] / "run.db")
+    assert {e["config"]["variant"] for e in store.evals()} == {"full", "desc-only"}
+    store.close()
+
+
+def test_inference_only_variants_do_not_repeat_optimization_calls(tmp_path):
+    one = CountingLM()
+    _sweep(tmp_path / "a", "one", "full", one)
+    three = CountingLM()
+    result = _sweep(tmp_path / "b", "three", "full,desc-only,demo-only", three)
+    assert len(three.keys) == len(one.keys) > 0            # made once, not three times
+    assert set(three.keys) == set(one.keys)
+    rows = result.trials.to_dict("records")
+    assert [r["opt_status"] for r in rows] == ["new", "shared", "shared"]
+    assert result.cost["optimization_calls_saved_by_sharing"] == 2 * rows[0]["opt_calls"]
+
+
+def test_killed_sweep_resumes_without_rerunning_finished_trials(tmp_path):
+    reference = CountingLM()
+    ref = _sweep(tmp_path / "ref", "k", "full,easy", reference)
+    assert len({r["run_id"] for r in ref.trials.to_dict("records")}) == 2   # easy: lambda 0
+    first = CountingLM(kill_after=int(len(reference.keys) * 0.75))  # inside easy's run
+    with pytest.raises(Killed):
+        _sweep(tmp_path / "run", "k", "full,easy", first)
+    with pytest.raises(UserError, match="--resume"):
+        _sweep(tmp_path / "run", "k", "full,easy", CountingLM())
+    second = CountingLM()
+    resumed = _sweep(tmp_path / "run", "k", "full,easy", second, spec={"resume": True})
+    assert len(resumed.ran) == 1                            # only the killed trial again
+    # Exactly the calls of an uninterrupted sweep: none made twice, none missing (the two
+    # runs make some identical requests; each run makes each once).
+    assert Counter(first.keys) + Counter(second.keys) == Counter(reference.keys)
+    rows = resumed.trials.to_dict("records")
+    assert [r["variant"] for r in rows] == ["full", "easy"]
+    assert rows[1]["opt_status"] == "resumed" and rows[1]["opt_saved_calls"] > 0
+    assert rows[1]["accuracy"] == ref.trials.to_dict("records")[1]["accuracy"]
+    # A finished sweep resumed again runs nothing.
+    again = CountingLM()
+    done = _sweep(tmp_path / "run", "k", "full,easy", again, spec={"resume": True})
+    assert done.ran == [] and again.keys == []
+
+
+def test_sampler_with_budget_and_two_objectives(tmp_path):
+    result = _sweep(tmp_path, "tpe", "full,demo-only", CountingLM(),
+                    spec={"sampler": "tpe", "n_trials": 3, "minimize_calls": True,
+                          "space": ["demos=1,2"],
+                          "storage": f"sqlite:///{tmp_path / 'shared.db'}"})
+    assert (tmp_path / "shared.db").is_file()              # any database URL
+    assert not (result.sweep_dir / "study.db").exists()
+    rows = result.trials.to_dict("records")
+    assert len(rows) == 3
+    assert {r["demos"] for r in rows} <= {1, 2}
+    assert len({r["run_id"] for r in rows}) == 1            # demos: inference only
+    assert all(r["llm_calls"] == r["opt_calls"] + r["eval_requests"] for r in rows)
+
+
+def test_cli_sweep_and_report(tmp_path, capsys):
+    from tests.conftest import EXAMPLES
+    from tests.sweep.helpers import write_queries
+
+    queries = write_queries(tmp_path)
+    code = main(["sweep", str(EXAMPLES / "tools.json"), "--queries", str(queries),
+                 "--generator", "fake", "--variants", "full,demo-only", "--name", "cli",
+                 "--runs-dir", str(tmp_path / "runs"), "-q"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "P2P-Demo" in out and "saved by sharing" in out
+    data = json.loads((tmp_path / "runs" / "sweeps" / "cli" / "sweep.json").read_text())
+    run_id = next(p.name for p in (tmp_path / "runs").iterdir() if p.name.startswith("sweep-"))
+    assert data["space"]["variant"] == ["full", "demo-only"]
+    assert main(["report", run_id, "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert (tmp_path / "runs" / run_id / "report" / "report.html").is_file()
+    assert main(["sweep", "--generator", "fake", "--runs-dir", str(tmp_path / "r")]) == 2
+    assert main(["sweep", "--benchmark", "bfcl", "--space", "depth", "--generator",
+                 "fake", "--runs-dir", str(tmp_path / "r")]) == 2
+
+
+def test_other_swept_settings_get_rows_of_their_own_in_the_summary(tmp_path):
+    result = _sweep(tmp_path, "depth", "full", CountingLM(), spec={"space": ["depth=0,1"]})
+    rows = result.trials.to_dict("records")
+    assert [r["depth"] for r in rows] == [0, 1]
+    assert rows[0]["run_id"] != rows[1]["run_id"]
+    assert rows[0]["opt_calls"] < rows[1]["opt_calls"]
+    summary = result.summary.to_dict("records")
+    assert [(r["method"], r["depth"]) for r in summary] == [
+        ("baseline", 0), ("P2P", 0), ("baseline", 1), ("P2P", 1)]
