@@ -109,6 +109,11 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
             raise ToolsFileError(
                 f"tool {tool.name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
             )
+        if kind == "mcp":
+            from play2prompt.tools.executors._mcp_session import ServerSpec
+
+            ServerSpec.from_conf(tool.executor["mcp"], base_dir,  # type: ignore[index]
+                                 f"tool {tool.name!r}: executor 'mcp'")
         if kind == "python":
             target = tool.executor["python"]  # type: ignore[index]
             ref = target if isinstance(target, str) else target.get("function", "")

@@ -1,0 +1,67 @@
+"""``p2p tools from-mcp -- COMMAND [ARGS...]``: an MCP server's tools as a tools.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from play2prompt.cli._common import console, console_err
+
+app = typer.Typer(help="Make tools.json files.", no_args_is_help=True)
+
+
+def _parse_env(pairs: list[str]) -> dict[str, str]:
+    from play2prompt.errors import UserError
+
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--env expects KEY=VALUE, got {pair!r}")
+        env[key] = value
+    return env
+
+
+@app.command("from-mcp", context_settings={"allow_interspersed_args": False})
+def from_mcp_command(
+    server: Optional[list[str]] = typer.Argument(
+        None, help="the server's command and arguments, after -- (stdio)"),
+    url: Optional[str] = typer.Option(None, help="streamable-HTTP endpoint instead of a command"),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="tools.json to write "
+                                       "(default: print it)"),
+    env: list[str] = typer.Option([], "--env", help="KEY=VALUE for the server (repeatable; "
+                                  "$VAR is expanded when the server starts)"),
+    cwd: Optional[Path] = typer.Option(None, help="folder to start the server in (default: here)"),
+    prefix: str = typer.Option("", help="put this before every tool name"),
+    select: list[str] = typer.Option([], "--tool", help="import only these server tools"),
+    start_timeout: float = typer.Option(30.0, help="seconds the server gets to start"),
+) -> None:
+    """List an MCP server's tools and write them as a tools.json that p2p optimize takes
+    as is (each tool calls the server through the mcp executor)."""
+    from play2prompt.adapters.mcp import destructive_tools, load_mcp_tools
+    from play2prompt.tools.loading import dump_tools
+
+    command, args = (server[0], server[1:]) if server else (None, [])
+    base_dir = out.resolve().parent if out is not None else Path.cwd()
+    tools = load_mcp_tools(command, args, url=url, env=_parse_env(env), cwd=cwd,
+                           base_dir=base_dir, prefix=prefix, select=select or None,
+                           start_timeout=start_timeout)
+    text = json.dumps(dump_tools(tools), indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        console.print(text, markup=False, highlight=False, end="")
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        console_err.print(f"wrote {len(tools)} tools to {out}: {', '.join(t.name for t in tools)}",
+                          highlight=False)
+    risky = destructive_tools(tools)
+    if risky:
+        console_err.print(f"[yellow]warning:[/] the server marks {', '.join(risky)} destructive: "
+                          "p2p optimize will call them", highlight=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="tools")
