@@ -74,6 +74,12 @@ class Example:
         return (self.observation.ok and float(self.checks.get("values_present", 0)) >= 0.999
                 and bool(self.checks.get("answer_ok", False)))
 
+    @property
+    def clean(self) -> bool:
+        """Reads like a user's request: names no function or parameter and is not code."""
+        return bool(self.checks.get("no_names", True)) and not reads_like_code(self.query,
+                                                                              self.tool)
+
     def demo(self) -> Demo:
         return Demo(self.query, (self.invocation,), self.answer)
 
@@ -327,8 +333,9 @@ async def search_examples(tool: Any, engine: Any) -> tuple[SearchResult[Example]
 
 
 def select_demos(history: Sequence[Node[Example]], k: int) -> list[Example]:
-    """The ``k`` best distinct examples: verified ones first, then by reward."""
-    ranked = sorted(history, key=lambda n: (not n.item.verified, -n.reward))
+    """The ``k`` best distinct examples: requests that read like a user's (no identifiers, no
+    code) first, verified ones first among those, then by reward."""
+    ranked = sorted(history, key=lambda n: (not n.item.clean, not n.item.verified, -n.reward))
     out: list[Example] = []
     seen_calls: set[str] = set()
     seen_queries: set[str] = set()

@@ -86,3 +86,17 @@ def test_select_demos_prefers_verified_distinct(example_tools, make_engine):
              Node("c", failed, failed.reward, 0), Node("d", solved, solved.reward, 1)]
     demos = select_demos(nodes, 2)
     assert demos == [failed, solved]     # verified first, then reward; duplicates dropped
+
+
+def test_select_demos_puts_requests_naming_the_tool_last(example_tools, make_engine):
+    tool = next(t for t in example_tools if t.name == "loan_payment")
+    engine = make_engine([tool], _generator(), _task_model())
+    solved, failed = asyncio.run(_two_examples(engine, tool))
+    import dataclasses
+
+    leaky = dataclasses.replace(solved, query="Run loan_payment on 20000 at 4.5% for 5 years",
+                                reward=9.0, invocation=failed.invocation)
+    assert leaky.verified and not leaky.clean and solved.clean
+    nodes = [Node("a", leaky, leaky.reward, 0), Node("b", solved, solved.reward, 0)]
+    assert select_demos(nodes, 2) == [solved, leaky]
+    assert select_demos(nodes, 1) == [solved]

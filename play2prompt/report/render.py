@@ -98,9 +98,8 @@ def _tool_html(view: ToolView, charts: Mapping[str, Path]) -> str:
     r = view.result
     diffs = "".join(f"<tr><td>{_e(f)}</td><td>{diff_html(a, b)}</td></tr>"
                     for f, a, b in _doc_rows(view))
-    status = "changed" if r.doc_changed else "kept D0"
     return (f'<section class="tool" id="tool-{_e(r.name)}"><h2>{_e(r.name)}</h2>'
-            f"<p>doc {status}: {_e(r.doc_reason)}</p>"
+            f"<p>doc: {_e(r.doc_reason)}</p>"
             f"<h3>Documentation (word diff, original to optimized)</h3>"
             f"<table><thead><tr><th>field</th><th>diff</th></tr></thead><tbody>{diffs}"
             f"</tbody></table>"
@@ -142,8 +141,7 @@ def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
         lines += ["## Evaluation", "", title, "", _table_md(columns, rows), ""]
     for view in report.tools:
         r = view.result
-        lines += [f"## {r.name}", "", f"doc {'changed' if r.doc_changed else 'kept D0'}: "
-                  f"{r.doc_reason}", "", "### Documentation (word diff)", "",
+        lines += [f"## {r.name}", "", f"doc: {r.doc_reason}", "", "### Documentation (word diff)", "",
                   _table_md(["field", "diff"],
                             [[f, diff_markdown(a, b)] for f, a, b in _doc_rows(view)]), "",
                   f"### Demonstrations ({len(view.demos)})", "",
