@@ -141,7 +141,8 @@ def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
         lines += ["## Evaluation", "", title, "", _table_md(columns, rows), ""]
     for view in report.tools:
         r = view.result
-        lines += [f"## {r.name}", "", f"doc: {r.doc_reason}", "", "### Documentation (word diff)", "",
+        lines += [f"## {r.name}", "", f"doc: {r.doc_reason}", "",
+                  "### Documentation (word diff)", "",
                   _table_md(["field", "diff"],
                             [[f, diff_markdown(a, b)] for f, a, b in _doc_rows(view)]), "",
                   f"### Demonstrations ({len(view.demos)})", "",
