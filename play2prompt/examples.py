@@ -32,7 +32,7 @@ GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
                               "reason": {"type": "string", "maxLength": 300}})
 REFLECT_SCHEMA = object_schema({"reflection": {"type": "string", "maxLength": 400}})
 QUERY_TRIES = 3
-_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=")
+_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`")
 
 
 def reads_like_code(query: str, tool_name: str) -> bool:

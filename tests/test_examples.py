@@ -72,6 +72,9 @@ def test_query_checks_by_code():
 def test_code_like_queries_are_detected():
     assert reads_like_code("call f(a=1)", "f") and reads_like_code("use tool_x now", "tool_x")
     assert not reads_like_code("I need 5 km in miles", "tool_x")
+    assert reads_like_code("SELECT AVG(age) FROM singer WHERE country = 'US'", "t")
+    assert reads_like_code("Run `lookup` for me", "t")
+    assert not reads_like_code("Select the cheapest flight from Paris", "find_fare")
 
 
 def test_select_demos_prefers_verified_distinct(example_tools, make_engine):
