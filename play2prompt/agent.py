@@ -57,6 +57,9 @@ Reply with exactly one call per turn, in Python syntax, e.g. function_name(arg1=
 When you know the answer, reply final_answer(answer=...). If the question cannot be answered
 with these functions, reply give_up(reason="...")."""
 
+REPEAT_NOTE = ("\nNote: you already made this exact call and got this result. Do not repeat it: "
+               "answer with final_answer, try a different call, or give_up.")
+
 
 class Environment(Protocol):
     """What the agent acts on: the tools it may call now, and their execution."""
@@ -200,6 +203,7 @@ async def run_agent(lm: Any, env: Environment, query: str, *, system: str,
     prompting = cfg.mode == "prompting"
     conv = _Conversation(system, query, native)
     steps: list[AgentStep] = []
+    seen: set[str] = set()
     for turn in range(cfg.max_turns):
         tools = [*env.tools(), FINAL_ANSWER_TOOL, GIVE_UP_TOOL]
         conv.messages[0]["content"] = system_prompt(system, tools, cfg.mode)
@@ -222,12 +226,24 @@ async def run_agent(lm: Any, env: Environment, query: str, *, system: str,
                               None, tuple(conv.messages))
         done, real, observations = await _act(env, calls)
         results = [render_observation(o, cfg.observation_chars) for o in observations]
+        results = _note_repeats(real, results, seen)
         steps.append(AgentStep(turn, choice.text, tuple(real), tuple(observations)))
         if done is not None:
             stop, value = done
             return Trajectory(query, tuple(steps), stop, value, None, tuple(conv.messages))
         conv.add_turn(turn, choice, real, results)
     return Trajectory(query, tuple(steps), "turn_limit", None, None, tuple(conv.messages))
+
+
+def _note_repeats(calls: Sequence[Invocation], results: list[str], seen: set[str]
+                  ) -> list[str]:
+    """Mark the results of calls the agent already made (small models loop on one call)."""
+    out = []
+    for call, text in zip(calls, results):
+        key = json.dumps(call.to_dict(), sort_keys=True, default=str)
+        out.append(text + REPEAT_NOTE if key in seen else text)
+        seen.add(key)
+    return out
 
 
 async def _act(env: Environment, calls: Sequence[Invocation]

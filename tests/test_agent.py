@@ -97,3 +97,17 @@ def test_errors_are_rendered_for_the_model_and_bad_config_is_refused():
     assert render_observation(Observation.success("plain text")) == "plain text"
     with pytest.raises(ValueError):
         AgentConfig(mode="telepathy")
+
+
+def test_a_repeated_identical_call_is_flagged_once_it_repeats():
+    lm = FakeLM(replies=[tool_call("add", {"a": 1, "b": 2}),
+                         tool_call("add", {"b": 2, "a": 1}),
+                         tool_call("add", {"a": 2, "b": 2}),
+                         tool_call("final_answer", {"answer": 3})])
+    env = Env([ADD])
+    traj = asyncio.run(run_agent(lm, env, "1 + 2?", system="sys"))
+    assert traj.stop == "answer" and len(env.calls) == 3   # the repeat still runs
+    tool_msgs = [m["content"] for m in lm.requests[3].messages if m["role"] == "tool"]
+    assert tool_msgs[0] == '{"sum": 3}'
+    assert tool_msgs[1].startswith('{"sum": 3}') and "already made this exact call" in tool_msgs[1]
+    assert tool_msgs[2] == '{"sum": 4}'
