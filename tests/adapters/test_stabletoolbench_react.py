@@ -155,3 +155,19 @@ def test_json_mode_sends_the_step_schema_and_demos(tmp_path):
     assert "Who is Messi?" in system and '"action": "' + NAMES[0] in system
     agent.runtime.close()
     store.close()
+
+
+def test_a_repeated_identical_call_gets_a_note_in_the_next_observation(tmp_path):
+    call = {"thought": "look", "action": NAMES[0], "action_input": {"name": "messi"}}
+    done = {"thought": "ok", "action": FINISH,
+            "action_input": {"return_type": "give_answer", "final_answer": "found"}}
+    lm = FakeLM(replies=[call, call, done])
+    agent, query, tools, store = _agent(tmp_path, lm, fmt="json")
+    traj = asyncio.run(agent.run(query.query_id, query.query, tools))
+    assert traj.final_answer == "found" and [s.ok for s in traj.steps] == [True, True, False]
+    first, second = (m["content"] for m in lm.requests[2].messages[-3::2])
+    assert "already made this exact call" not in first
+    assert "already made this exact call" in second
+    assert json.loads(traj.steps[1].observation)["response"]   # the record stays the raw result
+    agent.runtime.close()
+    store.close()

@@ -30,6 +30,9 @@ from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.tools.model import Invocation, Tool
 
+REPEAT_NOTE = ("\nNote: you already made this exact call and got this result. Do not repeat it: "
+               "call a different function, or Finish.")
+
 FINISH = "Finish"
 GIVE_ANSWER = "give_answer"
 GIVE_UP = "give_up_and_restart"
@@ -303,6 +306,7 @@ class ReactAgent:
         messages = self.messages(tools, query, demos)
         schema = step_schema(tools) if self.fmt == "json" else None
         steps: list[Step] = []
+        seen: set[str] = set()
         for i in range(self.max_steps):
             step_seed = derive_seed(seed, query_id, i)
             try:
@@ -317,7 +321,8 @@ class ReactAgent:
                                   tools=tuple(names))
             step = await self._act(parsed, raw, names)
             steps.append(step)
-            messages.append({"role": "user", "content": f"Observation: {step.observation}"})
+            messages.append({"role": "user",
+                             "content": f"Observation: {step.observation}{_repeat(step, seen)}"})
         return Trajectory(query_id, query, tuple(steps), None, "max_steps",
                           f"no Finish within {self.max_steps} steps", tuple(names))
 
@@ -345,3 +350,14 @@ class ReactAgent:
         text = observation_text(error, obs.output if obs.ok else "", self.obs_limit)
         return Step(parsed.thought, parsed.action, dict(parsed.arguments or {}), text, None, raw,
                     obs.ok)
+
+
+def _repeat(step: Step, seen: set[str]) -> str:
+    """A note when the step repeats an earlier call exactly (small models loop on one call)."""
+    if step.error is not None:
+        return ""
+    key = json.dumps([step.action, step.action_input], sort_keys=True, default=str)
+    if key in seen:
+        return REPEAT_NOTE
+    seen.add(key)
+    return ""
