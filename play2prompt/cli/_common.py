@@ -15,10 +15,14 @@ console_err = Console(stderr=True, soft_wrap=True)
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
     t = Table(title=title, title_justify="left")
+    cells = [["" if v is None else str(v) for v in row] for row in rows]
     for i, col in enumerate(columns):
-        t.add_column(col, overflow="fold", no_wrap=i == 0)
-    for row in rows:
-        t.add_row(*("" if v is None else str(v) for v in row))
+        # every column keeps room for its widest cell (up to 16 characters) before any wraps,
+        # so a long tool name on a narrow terminal cannot squeeze the figures to nothing
+        widest = max((len(r[i]) for r in cells if i < len(r)), default=0)
+        t.add_column(col, overflow="fold", min_width=max(1, min(widest, 16)))
+    for row in cells:
+        t.add_row(*row)
     return t
 
 
