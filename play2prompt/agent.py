@@ -37,6 +37,8 @@ FINAL_ANSWER_TOOL = Tool(
     "Give the final answer to the user's question and stop. Use it as soon as the results "
     "you got answer the question.",
     {"type": "object", "properties": {"answer": {
+        # typed so that constrained decoding cannot echo this schema back as an object
+        "type": ["string", "number", "boolean", "array"],
         "description": "The answer: a single value, a list of values, or a list of records."}},
      "required": ["answer"]},
 )
