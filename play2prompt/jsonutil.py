@@ -12,6 +12,8 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
     """Convert a tool output (tuples, sets, numpy scalars, objects) into plain JSON values."""
     if _depth > 50:
         return repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
+        return big_int_text(value)
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -36,6 +38,19 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
         except Exception:  # noqa: BLE001
             pass
     return repr(value)
+
+
+_MAX_DIGITS = 4000   # below Python's default limit on int -> str conversion (4300 digits)
+
+
+def _too_long(value: int) -> bool:
+    return abs(value).bit_length() * 0.30103 > _MAX_DIGITS
+
+
+def big_int_text(value: int) -> str:
+    """An integer too long for decimal text (``str`` refuses past 4300 digits): exact, in hex."""
+    digits = int(abs(value).bit_length() * 0.30103) + 1
+    return f"{hex(value)} (an integer of about {digits} decimal digits, in hexadecimal)"
 
 
 def canonical(value: Any) -> str:

@@ -21,6 +21,9 @@ def die():
     os._exit(3)
 def echo(**kw):
     return {"got": kw}
+def factorial(n: int = 3000):
+    import math
+    return math.factorial(n)
 '''
 
 
@@ -88,3 +91,25 @@ def test_http_executor(ctx):
     down = make_executor(_tool("down", {"http": "http://127.0.0.1:9/x"}), ctx)
     obs = down.execute({})
     assert not obs.ok and obs.error_type == "unavailable" and "cannot reach" in obs.error
+
+
+def test_an_output_too_long_for_str_is_kept_exactly_in_hex(ctx, tmp_path):
+    # math.factorial(3000) has 9131 digits: str() refuses it, so JSON could not store it
+    import asyncio
+    import math
+
+    from play2prompt.store.db import RunStore
+    from play2prompt.tools.model import Invocation
+    from play2prompt.tools.runtime import ToolRuntime
+
+    store = RunStore(tmp_path / "run.db")
+    tool = _tool("factorial", {"python": "slow_tools.py:factorial"})
+    runtime = ToolRuntime([tool], ctx, store)
+    obs = asyncio.run(runtime.run(Invocation("factorial", {"n": 3000})))
+    assert obs.ok and obs.output.startswith(hex(math.factorial(3000)) + " (an integer of about")
+    again = ToolRuntime([tool], ctx, store)              # served from the store's log
+    assert asyncio.run(again.run(Invocation("factorial", {"n": 3000}))).output == obs.output
+    assert again.executions == 0
+    small = asyncio.run(runtime.run(Invocation("factorial", {"n": 20})))
+    assert small.output == 2432902008176640000
+    store.close()
