@@ -226,8 +226,7 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
     cfg = engine.config
     d0 = tool.doc
     if len(examples) < cfg.min_examples_for_docs:
-        return DocSearchOutcome(d0, False, f"kept D0: only {len(examples)} usable example(s)",
-                                {})
+        return _unscored(tool, examples, errors, cfg.evidence_notes)
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
     space = DocSpace(tool, engine, train[: cfg.doc_batch], errors)
     initial = [DocCandidate(d0)]
@@ -266,8 +265,20 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
         history = result.history
         best_per_iteration = tuple(result.best_reward_per_iteration())
         stopped_early = result.stopped_early
-    outcome = await _choose(space, tool, d0, history, hold, best_per_iteration)
+    notes_key = initial[-1].key if len(initial) > 1 else None
+    outcome = await _choose(space, tool, d0, history, hold, best_per_iteration, notes_key)
     return replace(outcome, stopped_early=stopped_early)
+
+
+def _unscored(tool: Any, examples: Sequence[Example], errors: Sequence[str],
+              notes: bool) -> DocSearchOutcome:
+    """Too few examples to score docs on: D0 plus the code-written notes of what tool play saw
+    (the tool's own error messages, values that ran), or D0 when play saw nothing."""
+    reason = f"only {len(examples)} usable example(s)"
+    doc = evidence_doc(tool, examples, errors) if notes else tool.doc
+    if DocCandidate(doc).key == DocCandidate(tool.doc).key:
+        return DocSearchOutcome(tool.doc, False, f"kept D0: {reason}", {})
+    return DocSearchOutcome(doc, True, f"notes from tool play, not scored: {reason}", {})
 
 
 class _ChildrenOf:
@@ -285,10 +296,15 @@ class _ChildrenOf:
 
 
 async def _choose(space: DocSpace, tool: Any, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
-                  hold: Sequence[Example], best_per_iteration: tuple[float | None, ...]
-                  ) -> DocSearchOutcome:
+                  hold: Sequence[Example], best_per_iteration: tuple[float | None, ...],
+                  notes_key: str | None = None) -> DocSearchOutcome:
+    """The best doc by batch accuracy, unless it scores below D0 on the held-out examples.
+
+    On a tie the code-written notes doc wins over D0 (it adds only facts that execution
+    established), and D0 wins over LLM rewrites (a rewrite must earn its place)."""
     d0_key = DocCandidate(d0).key
-    best = sorted(history, key=lambda n: -n.reward)[0]
+    rank = {notes_key: 0, d0_key: 1}
+    best = sorted(history, key=lambda n: (-n.reward, rank.get(n.item.key, 2)))[0]
     d0_train = space.evals[d0_key].accuracy
     best_train = space.evals[best.item.key].accuracy
     scores: dict[str, float | None] = {"d0_train": d0_train, "best_train": best_train}
@@ -303,7 +319,8 @@ async def _choose(space: DocSpace, tool: Any, d0: ToolDoc, history: Sequence[Nod
         reason = (f"kept D0: the best rewrite scored {best_hold.accuracy:.2f} on held-out "
                   f"examples, below D0's {d0_hold.accuracy:.2f}")
         return DocSearchOutcome(d0, False, reason, scores, tuple(history), best_per_iteration)
-    reason = (f"rewrite: batch accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
+    kind = "notes from tool play" if best.item.key == notes_key else "rewrite"
+    reason = (f"{kind}: batch accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
               f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f}")
     return DocSearchOutcome(best.item.doc, True, reason, scores, tuple(history),
                             best_per_iteration)

@@ -81,10 +81,31 @@ def test_better_rewrite_is_chosen(tool, make_engine):
     assert {c["state"] for c in docs} >= {"kept", "dropped"}
 
 
-def test_too_few_examples_keep_d0(tool, make_engine):
+def test_too_few_examples_give_unscored_notes_or_d0(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    out = asyncio.run(search_doc(tool, engine, _examples(engine)[:1]))
-    assert not out.changed and "usable example" in out.reason
+    out = asyncio.run(search_doc(tool, engine, [], ["ValueError: unknown unit 'miles'"]))
+    assert out.changed and "not scored: only 0 usable example" in out.reason
+    assert "unknown unit 'miles'" in out.doc.description and not engine.task_model.requests
+    assert asyncio.run(search_doc(tool, engine, [])).doc == tool.doc     # play saw nothing
+    quiet = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
+    out = asyncio.run(search_doc(tool, quiet, _examples(quiet)[:1], ["ValueError: x"]))
+    assert not out.changed and out.doc == tool.doc and "usable example" in out.reason
+
+
+def test_on_a_tie_the_notes_doc_beats_d0_and_d0_beats_a_rewrite(tool, make_engine):
+    tool = tool.with_doc(ToolDoc("Loan calculator.", {"principal": "The amount borrowed.",
+                                                      "annual_rate": "The yearly rate.",
+                                                      "years": "The term in years."}))
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = _examples(engine)
+    engine.task_model = _task_model(examples, lambda rw, q: True)     # every doc scores 1.0
+    out = asyncio.run(search_doc(tool, engine, examples))
+    assert out.changed and out.reason.startswith("notes from tool play")
+    assert "Values that worked in tests" in json.dumps(out.doc.to_dict())
+    plain = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
+    plain.task_model = _task_model(_examples(plain), lambda rw, q: True)
+    out = asyncio.run(search_doc(tool, plain, _examples(plain)))
+    assert not out.changed and out.doc == tool.doc
 
 
 def test_degenerate_rewrites_are_rejected():
