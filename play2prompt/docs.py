@@ -196,14 +196,17 @@ def _evidence(examples: Sequence[Example], errors: Sequence[str] = (), limit: in
 
 
 def evidence_doc(tool: Any, examples: Sequence[Example], errors: Sequence[str] = ()) -> ToolDoc:
-    """D0 plus what tool play established, written by code: values that executed successfully
-    for each parameter, the shape of the output, and what the tool said when a call failed."""
+    """D0 plus what tool play established, written by code: text values that executed
+    successfully for each parameter, the shape of the output, and what the tool said when a
+    call failed."""
     d0 = tool.doc
     params = {}
     for name in tool.properties:
+        # text values only: they show accepted formats and codes ("USD", "2024-01-01"); numbers
+        # from play are arbitrary, and small task models copy them into unrelated requests
         seen = list(dict.fromkeys(json.dumps(ex.invocation.arguments[name], ensure_ascii=False)
                                   for ex in examples if ex.observation.ok
-                                  and name in ex.invocation.arguments))[:4]
+                                  and isinstance(ex.invocation.arguments.get(name), str)))[:4]
         text = d0.params.get(name, "").strip()
         if seen:
             note = f"Values that worked in tests: {', '.join(seen)}."

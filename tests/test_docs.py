@@ -101,7 +101,7 @@ def test_on_a_tie_the_notes_doc_beats_d0_and_d0_beats_a_rewrite(tool, make_engin
     engine.task_model = _task_model(examples, lambda rw, q: True)     # every doc scores 1.0
     out = asyncio.run(search_doc(tool, engine, examples))
     assert out.changed and out.reason.startswith("notes from tool play")
-    assert "Values that worked in tests" in json.dumps(out.doc.to_dict())
+    assert "Returns an object with monthly_payment" in out.doc.description
     plain = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
     plain.task_model = _task_model(_examples(plain), lambda rw, q: True)
     out = asyncio.run(search_doc(tool, plain, _examples(plain)))
@@ -119,5 +119,17 @@ def test_degenerate_rewrites_are_rejected():
 def test_evidence_doc_reports_what_play_showed(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
     doc = evidence_doc(tool, _examples(engine)[:2], ["ValueError: principal must be positive"])
-    assert "1000" in doc.params["principal"] and "monthly_payment" in doc.description
+    assert "1000" not in doc.params["principal"] and "monthly_payment" in doc.description
     assert "principal must be positive" in doc.description
+
+
+def test_evidence_doc_lists_text_values_that_ran_not_numbers(example_tools, make_engine):
+    fx = next(t for t in example_tools if t.name == "convert_currency")
+    engine = make_engine([fx], _generator(), FakeLM())
+    inv = Invocation("convert_currency", {"amount": 12.5, "from_currency": "USD",
+                                          "to_currency": "EUR"})
+    obs = asyncio.run(engine.runtime.run(inv))
+    ex = Example("convert_currency", "12.5 dollars in euros?", inv, obs, "ok", 3.0, 1.0, 4.0, {})
+    doc = evidence_doc(fx, [ex])
+    assert '"USD"' in doc.params["from_currency"] and '"EUR"' in doc.params["to_currency"]
+    assert "12.5" not in json.dumps(doc.to_dict())

@@ -79,7 +79,7 @@ def test_report_from_a_stored_run(tmp_path):
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in pngs)
     assert len(parser.img_sources) == len(pngs)
     assert all(s.startswith("data:image/png;base64,") for s in parser.img_sources)
-    for needle in ("invocation success rate", "executed output", "<del>", "wall_s",
+    for needle in ("invocation success rate", "executed output", "<ins>", "wall_s",
                    "cache_hits", "Evaluation", "baseline exec %"):
         assert needle in html, needle
     md = files.markdown.read_text()
