@@ -10,8 +10,6 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from play2prompt.adapters.stabletoolbench.data import default_root, load_queries, resolve_source
 from play2prompt.lm._base import ChatRequest
 from play2prompt.testing import FakeLM, prompt_text
@@ -26,11 +24,18 @@ CACHE_ENTRIES = {
 }
 
 
-def slice_source():
+FIXTURE_SLICE = Path(__file__).parent / "fixtures" / "stabletoolbench"
+
+
+def slice_root() -> Path:
+    """The shared slice next to the checkout, else its copy among the test fixtures."""
     root = default_root()
-    if root is None or not root.is_dir():
-        pytest.skip("the shared StableToolBench slice is not available")
-    return resolve_source(root)
+    return root if root is not None and root.is_dir() else FIXTURE_SLICE
+
+
+def slice_source():
+    return resolve_source(slice_root())
+
 
 
 def slice_queries(subset: str = "G1_instruction"):
