@@ -292,9 +292,9 @@ class LM(ABC):
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    start = time.perf_counter()
                     try:
                         async with self._semaphore():
+                            start = time.perf_counter()   # service time, not queueing
                             gen = await self._generate(request)
                     except TransientLMError:
                         self.stats.failures += 1
