@@ -5,6 +5,9 @@ Specs:
 - ``openai:gpt-4o-mini``: OpenAI (``OPENAI_API_KEY``; ``OPENAI_BASE_URL`` honoured);
 - ``openai-compat:http://127.0.0.1:8000/v1#meta-llama/Llama-3.1-8B-Instruct``: a vLLM,
   llama.cpp or other compatible server (key from ``OPENAI_API_KEY`` if set, else ``EMPTY``);
+  add ``?tools=emulate`` to the model (``...#my-model?tools=emulate``) for a server that
+  ignores ``tools=`` (llama.cpp's server without ``--jinja``): calls are then asked for as
+  JSON-schema-constrained output, as with the embedded model;
 - ``ollama:llama3.1``: a local Ollama (``OLLAMA_HOST``, default ``http://localhost:11434``).
 
 Requests run concurrently (up to ``max_concurrency``) so a server's continuous batching does the
@@ -72,8 +75,13 @@ class OpenAICompatLM(LM):
         if not base_url.startswith(("http://", "https://")) or not sep or not model:
             raise LMError(f"spec must look like openai-compat:http://host:port/v1#model, "
                           f"got 'openai-compat:{rest}'")
+        model, tools = _tools_option(model)
         options.setdefault("supports_n", False)
-        return cls(model, base_url, os.environ.get("OPENAI_API_KEY"), **options)
+        if tools == "emulate":
+            options["supports_tools"] = False
+        lm = cls(model, base_url, os.environ.get("OPENAI_API_KEY"), **options)
+        lm.model_id = f"openai-compat:{base_url}#{rest.partition('#')[2]}"
+        return lm
 
     @classmethod
     def from_ollama_spec(cls, rest: str, **options: Any) -> OpenAICompatLM:
@@ -205,3 +213,13 @@ def _retry_after(exc: Any) -> float | None:
 
 def _short(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
+
+
+def _tools_option(model: str) -> tuple[str, str]:
+    """``name?tools=native|emulate`` -> (name, mode)."""
+    name, sep, query = model.partition("?tools=")
+    if not sep:
+        return model, "native"
+    if query not in ("native", "emulate"):
+        raise LMError(f"tools= must be native or emulate, got {query!r} in {model!r}")
+    return name, query

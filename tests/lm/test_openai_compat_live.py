@@ -63,3 +63,24 @@ def test_structured_output_usage_and_the_run_log_over_real_http(server_url, tmp_
                                            0.0, 8, role="task")))
     assert text.choices[0].text.strip()
     store.close()
+
+
+def test_tools_emulate_gets_constrained_calls_from_a_server_that_ignores_tools(server_url):
+    lm = make_lm(f"openai-compat:{server_url}#smollm2?tools=emulate")
+    assert not lm.supports_tools and lm.model == "smollm2"
+    tool = {"type": "function", "function": {
+        "name": "get_weather", "description": "Weather in a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                       "required": ["city"]}}}
+    request = ChatRequest(({"role": "user", "content": "What is the weather in Oslo?"},),
+                          0.0, 60, tools=(tool,), role="task")
+    choice = asyncio.run(lm.chat(request)).choices[0]
+    assert [c.name for c in choice.tool_calls] == ["get_weather"]
+    assert isinstance(choice.tool_calls[0].arguments["city"], str)
+
+
+def test_a_bad_tools_option_is_one_clear_error():
+    from play2prompt.errors import LMError
+
+    with pytest.raises(LMError, match="tools= must be native or emulate"):
+        make_lm("openai-compat:http://127.0.0.1:9/v1#m?tools=maybe")
