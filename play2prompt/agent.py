@@ -242,9 +242,8 @@ def _note_repeats(calls: Sequence[Invocation], results: list[str], seen: set[str
     """Mark the results of calls the agent already made (small models loop on one call)."""
     out = []
     for call, text in zip(calls, results):
-        key = json.dumps(call.to_dict(), sort_keys=True, default=str)
-        out.append(text + REPEAT_NOTE if key in seen else text)
-        seen.add(key)
+        out.append(text + REPEAT_NOTE if call.key() in seen else text)
+        seen.add(call.key())
     return out
 
 

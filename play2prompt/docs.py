@@ -233,10 +233,12 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
     space = DocSpace(tool, engine, train[: cfg.doc_batch], errors)
     initial = [DocCandidate(d0)]
+    notes_key: str | None = None
     if cfg.evidence_notes:
         notes = DocCandidate(evidence_doc(tool, examples, errors), "notes from tool play")
         if notes.key != initial[0].key:
             initial.append(notes)
+            notes_key = notes.key
     settings = cfg.docs
 
     def on_iteration(iteration: int, new: list[Node[DocCandidate]],
@@ -268,7 +270,6 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
         history = result.history
         best_per_iteration = tuple(result.best_reward_per_iteration())
         stopped_early = result.stopped_early
-    notes_key = initial[-1].key if len(initial) > 1 else None
     outcome = await _choose(space, tool, d0, history, hold, best_per_iteration, notes_key)
     return replace(outcome, stopped_early=stopped_early)
 

@@ -43,14 +43,18 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
 _MAX_DIGITS = 4000   # below Python's default limit on int -> str conversion (4300 digits)
 
 
+def _digits(value: int) -> int:
+    """About how many decimal digits ``value`` has (without converting it)."""
+    return int(abs(value).bit_length() * 0.30103) + 1
+
+
 def _too_long(value: int) -> bool:
-    return abs(value).bit_length() * 0.30103 > _MAX_DIGITS
+    return _digits(value) > _MAX_DIGITS
 
 
 def big_int_text(value: int) -> str:
     """An integer too long for decimal text (``str`` refuses past 4300 digits): exact, in hex."""
-    digits = int(abs(value).bit_length() * 0.30103) + 1
-    return f"{hex(value)} (an integer of about {digits} decimal digits, in hexadecimal)"
+    return f"{hex(value)} (an integer of about {_digits(value)} decimal digits, in hexadecimal)"
 
 
 def canonical(value: Any) -> str:

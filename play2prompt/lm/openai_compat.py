@@ -80,7 +80,8 @@ class OpenAICompatLM(LM):
         if tools == "emulate":
             options["supports_tools"] = False
         lm = cls(model, base_url, os.environ.get("OPENAI_API_KEY"), **options)
-        lm.model_id = f"openai-compat:{base_url}#{rest.partition('#')[2]}"
+        if tools == "emulate":
+            lm.model_id += "?tools=emulate"
         return lm
 
     @classmethod

@@ -356,7 +356,7 @@ def _repeat(step: Step, seen: set[str]) -> str:
     """A note when the step repeats an earlier call exactly (small models loop on one call)."""
     if step.error is not None:
         return ""
-    key = json.dumps([step.action, step.action_input], sort_keys=True, default=str)
+    key = Invocation(step.action, step.action_input).key()
     if key in seen:
         return REPEAT_NOTE
     seen.add(key)
