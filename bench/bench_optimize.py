@@ -18,7 +18,7 @@ Sections:
    LLM call; in-flight dedup, log hits, tool-execution cache hits, repeated calls avoided; with
    a fake model, patience (early stop) against no early stop.
 4. LLM calls per tool of the presets (quick, default, paper): the analytic upper bound from the
-   settings (play2prompt.budget) and the count measured with a zero-latency fake model.
+   settings (play2prompt.method.budget) and the count measured with a zero-latency fake model.
 
 Numbers from the embedded model on a shared machine are noisy; the fake-model numbers are not.
 """
@@ -34,11 +34,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from play2prompt.budget import call_bound
 from play2prompt.config import PRESETS, apply_overrides, preset
 from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.registry import make_lm
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.budget import call_bound
 from play2prompt.optimize import optimize
 from play2prompt.store.runs import open_run
 from play2prompt.tools.loading import load_tools

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig, preset
-from play2prompt.docs import search_doc
 from play2prompt.errors import LMError, UserError
-from play2prompt.examples import distinct_examples, search_examples, select_demos
-from play2prompt.inference import TaskPrompter
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.doc_search import search_doc
+from play2prompt.method.example_search import distinct_examples, search_examples, select_demos
+from play2prompt.method.task_prompt import TaskPrompter
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import RunStore

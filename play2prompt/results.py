@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError
-from play2prompt.inference import Demo
+from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Tool, ToolDoc
 
 RESULT_FILE = "result.json"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from play2prompt.lm.fake import FakeLM
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
 

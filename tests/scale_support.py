@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.lm._base import ChatRequest, Generation
-from play2prompt.testing import FakeLM, play_rules
+from play2prompt.lm.fake import FakeLM, play_rules
 
 # Candidate calls per example tool: some work, some fail with the tool's own error message.
 EXAMPLE_CALLS: dict[str, list[dict[str, Any]]] = {

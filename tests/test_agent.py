@@ -5,7 +5,7 @@ import pytest
 
 from play2prompt.agent import AgentConfig, render_observation, run_agent
 from play2prompt.lm._base import Choice, ToolCall
-from play2prompt.testing import FakeLM, tool_call
+from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 ADD = Tool("add", "Add two integers.", {"type": "object", "properties": {

@@ -10,10 +10,10 @@ import pytest
 from play2prompt.cli import main
 from play2prompt.config import preset
 from play2prompt.errors import UserError
-from play2prompt.examples import ExampleSpace
+from play2prompt.lm.fake import M1_MARK, FakeLM
 from play2prompt.lm.registry import LMPool, concurrency_for, parse_concurrency
+from play2prompt.method.example_search import ExampleSpace
 from play2prompt.optimize import optimize
-from play2prompt.testing import M1_MARK, FakeLM
 from play2prompt.tools.model import Invocation
 from play2prompt.tools.runtime import ToolRuntime
 from tests.conftest import EXAMPLES

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from play2prompt.config import preset
+from play2prompt.lm.fake import FakeLM
 from play2prompt.optimize import optimize
-from play2prompt.testing import FakeLM
 from tests.conftest import EXAMPLES
 
 

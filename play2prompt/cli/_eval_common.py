@@ -8,7 +8,7 @@ from typing import Any
 
 from play2prompt.cli._common import console, console_err, progress_bars
 from play2prompt.errors import UserError
-from play2prompt.inference import MODES
+from play2prompt.method.task_prompt import MODES
 
 
 def execute_eval(suite: Any, *, task_model: str, mode: str, prompts: str | None, demos: int,

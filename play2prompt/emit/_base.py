@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from play2prompt.inference import MODES, Demo, render_demos
+from play2prompt.method.task_prompt import MODES, Demo, render_demos
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.tools.model import Tool
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError
-from play2prompt.inference import Demo
 from play2prompt.jsonutil import stable_hash, to_jsonable
+from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.match import OUTPUT_MATCH_TYPES
 from play2prompt.tools.model import Invocation, Tool
 from play2prompt.tools.transform import drop_param_descriptions

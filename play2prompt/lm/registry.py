@@ -63,7 +63,7 @@ def make_lm(spec: str, log: CallLog | None = None, **options: Any) -> LM:
 
 def _fake_from_spec(rest: str, **options: Any) -> LM:
     """``fake`` or ``fake:LATENCY``: a schema-filling fake (benchmarks, smoke tests)."""
-    from play2prompt.testing import FakeLM
+    from play2prompt.lm.fake import FakeLM
 
     latency = float(rest) if rest else 0.0
     return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)

@@ -12,7 +12,7 @@ from typing import Any
 
 from play2prompt.adapters.stabletoolbench.data import default_root, load_queries, resolve_source
 from play2prompt.lm._base import ChatRequest
-from play2prompt.testing import FakeLM, prompt_text
+from play2prompt.lm.fake import FakeLM, prompt_text
 
 # Keys exactly as StableToolBench's server writes them: Python str() of the argument dict.
 # Written by hand (not produced by str()) so the test checks the reproduction.

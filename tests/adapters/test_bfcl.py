@@ -16,7 +16,7 @@ from play2prompt.evaluation.report import accuracy_table
 from play2prompt.evaluation.runner import EvalSettings
 from play2prompt.evaluation.session import EvalOptions, run_evaluation
 from play2prompt.lm._base import Choice, ToolCall
-from play2prompt.testing import FakeLM
+from play2prompt.lm.fake import FakeLM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bfcl"
 EXEC_DIR = "bfcl/eval_checker/executable_eval"

@@ -17,8 +17,8 @@ from play2prompt.adapters.mcp import drop_generated_titles, load_mcp_tools, loca
 from play2prompt.cli import main
 from play2prompt.config import preset
 from play2prompt.errors import UserError
+from play2prompt.lm.fake import FakeLM
 from play2prompt.optimize import optimize
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import dump_tools, load_tools
 from play2prompt.tools.model import Invocation

@@ -7,8 +7,8 @@ from play2prompt.adapters.spider.build import build_spider
 from play2prompt.adapters.spider.problems import read_problems
 from play2prompt.config import preset
 from play2prompt.errors import UserError
+from play2prompt.lm.fake import FakeLM
 from play2prompt.optimize import optimize
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
 from play2prompt.tools.model import Invocation

@@ -12,8 +12,8 @@ from play2prompt.adapters.spider.report import summarize
 from play2prompt.adapters.spider.retrieval import ToolIndex
 from play2prompt.adapters.spider.scoring import answer_matches
 from play2prompt.cli import main
+from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM, tool_call
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
 from play2prompt.tools.model import Invocation, Tool

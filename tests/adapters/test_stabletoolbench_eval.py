@@ -15,8 +15,8 @@ from play2prompt.adapters.stabletoolbench.evaluate import (
 from play2prompt.adapters.stabletoolbench.judge import average, judge, pass_rate, precheck
 from play2prompt.adapters.stabletoolbench.react import Step, Trajectory
 from play2prompt.cli import main
+from play2prompt.lm.fake import FakeLM, prompt_text
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM, prompt_text
 from play2prompt.tools.model import ToolDoc
 
 from .stb_fixtures import react_text, scripted_lm, slice_queries, slice_source, user_query

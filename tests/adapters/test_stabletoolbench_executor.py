@@ -16,8 +16,8 @@ from play2prompt.adapters.stabletoolbench.names import (
     standardize_category,
 )
 from play2prompt.errors import ToolsFileError
+from play2prompt.lm.fake import FakeLM
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext, make_executor
 from play2prompt.tools.model import Invocation
 from play2prompt.tools.runtime import ToolRuntime

@@ -15,9 +15,9 @@ from play2prompt.adapters.stabletoolbench.react import (
     parse_react,
     step_schema,
 )
-from play2prompt.inference import Demo
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.task_prompt import Demo
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation
 from play2prompt.tools.runtime import ToolRuntime

@@ -6,12 +6,12 @@ import pytest
 
 from play2prompt.cli import main
 from play2prompt.evaluation.queries import load_queries
-from play2prompt.inference import Demo
 from play2prompt.lm import registry
 from play2prompt.lm._base import Choice, ToolCall
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.task_prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM
 from play2prompt.tools.model import Invocation, ToolDoc
 from tests.conftest import EXAMPLES
 

@@ -9,9 +9,9 @@ import pytest
 
 from play2prompt.config import preset
 from play2prompt.emit import ExportOptions, available_exporters, export_run
+from play2prompt.lm.fake import FakeLM, play_rules
 from play2prompt.optimize import optimize
 from play2prompt.results import load_run_result
-from play2prompt.testing import FakeLM, play_rules
 from tests.conftest import EXAMPLES
 from tests.scale_support import EXAMPLE_CALLS
 

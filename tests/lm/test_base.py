@@ -6,8 +6,8 @@ import pytest
 
 from play2prompt.errors import LMError
 from play2prompt.lm._base import ChatRequest, Generation, TransientLMError
+from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.lm.structured import chat_json, parse_json_choice
-from play2prompt.testing import FakeLM, tool_call
 
 MSG = ({"role": "user", "content": "hello"},)
 

@@ -13,10 +13,10 @@ import pytest
 from play2prompt.config import preset
 from play2prompt.errors import LMError, MissingExtraError
 from play2prompt.lm._base import ChatRequest
+from play2prompt.lm.fake import sample_from_schema
 from play2prompt.lm.registry import make_lm
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.optimize import optimize
-from play2prompt.testing import sample_from_schema
 from tests.conftest import EXAMPLES
 from tests.scale_support import tools_part
 

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from play2prompt.config import preset
+from play2prompt.lm.fake import FakeLM, play_rules, prompt_text, tool_call
 from play2prompt.sweep.space import SweepSpace
 from play2prompt.sweep.study import SweepSpec
 from play2prompt.sweep.target import tools_target
-from play2prompt.testing import FakeLM, play_rules, prompt_text, tool_call
 from tests.conftest import EXAMPLES
 from tests.scale_support import EXAMPLE_CALLS
 

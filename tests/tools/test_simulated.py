@@ -4,8 +4,8 @@ import asyncio
 
 import jsonschema
 
+from play2prompt.lm.fake import FakeLM
 from play2prompt.store.db import RunStore
-from play2prompt.testing import FakeLM
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.executors.simulated import (
     parse_template,

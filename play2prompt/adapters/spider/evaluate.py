@@ -20,9 +20,9 @@ from play2prompt.adapters.spider.retrieval import ToolIndex
 from play2prompt.adapters.spider.scoring import answer_matches
 from play2prompt.agent import AgentConfig, run_agent
 from play2prompt.errors import UserError
-from play2prompt.inference import Demo
 from play2prompt.jsonutil import derive_seed
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Tool
 
 EVAL_NAME = "spider"

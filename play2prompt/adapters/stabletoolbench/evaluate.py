@@ -26,8 +26,8 @@ from play2prompt.adapters.stabletoolbench.data import (
 )
 from play2prompt.adapters.stabletoolbench.judge import PassRate, average, judge, pass_rate
 from play2prompt.adapters.stabletoolbench.react import ReactAgent
-from play2prompt.inference import Demo
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool, ToolDoc
 from play2prompt.tools.runtime import ToolRuntime

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from play2prompt.errors import LMError
-from play2prompt.inference import Demo
 from play2prompt.jsonutil import derive_seed, extract_json
 from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.structured import chat_json
 from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Invocation, Tool
 
 REPEAT_NOTE = ("\nNote: you already made this exact call and got this result. Do not repeat it: "

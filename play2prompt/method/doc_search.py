@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from play2prompt.examples import Example
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.play import retry_temperature
+from play2prompt.method.example_search import Example
+from play2prompt.method.play import retry_temperature
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score

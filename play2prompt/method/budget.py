@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
-from play2prompt.docs import REWRITE_TRIES
-from play2prompt.examples import QUERY_TRIES
+from play2prompt.method.doc_search import REWRITE_TRIES
+from play2prompt.method.example_search import QUERY_TRIES
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ import asyncio
 
 import pytest
 
-from play2prompt.examples import ExampleSpace, reads_like_code, select_demos
-from play2prompt.rewards import check_query, value_in_text
+from play2prompt.lm.fake import FakeLM, tool_call
+from play2prompt.method.example_search import ExampleSpace, reads_like_code, select_demos
+from play2prompt.method.rewards import check_query, value_in_text
 from play2prompt.search import Node
-from play2prompt.testing import FakeLM, tool_call
 from play2prompt.tools.model import Invocation
 
 

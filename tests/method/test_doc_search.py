@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from play2prompt.docs import doc_problems, evidence_doc, search_doc, split_examples
-from play2prompt.examples import Example
-from play2prompt.testing import FakeLM, tool_call
+from play2prompt.lm.fake import FakeLM, tool_call
+from play2prompt.method.doc_search import doc_problems, evidence_doc, search_doc, split_examples
+from play2prompt.method.example_search import Example
 from play2prompt.tools.model import Invocation, ToolDoc
 
 REWRITE = {"description": "REWRITTEN loan calculator returning the monthly payment.",

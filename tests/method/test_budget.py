@@ -2,10 +2,10 @@
 
 import pytest
 
-from play2prompt.budget import call_bound
 from play2prompt.config import preset
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.budget import call_bound
 from play2prompt.optimize import optimize
-from play2prompt.testing import FakeLM
 from tests.conftest import EXAMPLES
 from tests.scale_support import JitterLM
 

@@ -2,8 +2,8 @@
 
 import asyncio
 
-from play2prompt.play import ToolPlayer, code_verdict
-from play2prompt.testing import FakeLM
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.play import ToolPlayer, code_verdict
 from play2prompt.tools.model import Invocation, Observation
 
 M1 = "Write the arguments for a new call to loan_payment"

@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from play2prompt.inference import Demo
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.play import PlayResult, ToolPlayer, retry_temperature
-from play2prompt.rewards import check_query, leaf_values, quality_reward, total_reward
+from play2prompt.method.play import PlayResult, ToolPlayer, retry_temperature
+from play2prompt.method.rewards import check_query, leaf_values, quality_reward, total_reward
+from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation

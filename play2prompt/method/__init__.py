@@ -1,0 +1,14 @@
+"""The Play2Prompt method, and nothing else.
+
+- :mod:`~play2prompt.method.play`: tool play, rejection sampling of valid invocations (m1, m2);
+- :mod:`~play2prompt.method.example_search`: Step 1, the beam search over examples
+  (m3 query, m4 answer, m5 grade, the task-model test, m6 reflection);
+- :mod:`~play2prompt.method.doc_search`: Step 2, the beam search over docs (m8 critique,
+  m7 rewrite, scored by the task model's accuracy, guarded by a held-out split);
+- :mod:`~play2prompt.method.rewards`: what code can check about an example (R_q, R);
+- :mod:`~play2prompt.method.task_prompt`: the task model's prompt (docs plus demos) and one
+  call of it, used by the R_e test, Step 2's scoring and every evaluation;
+- :mod:`~play2prompt.method.budget`: the most LLM requests one tool can cost.
+
+What runs it (the engine, one tool's pipeline, the run lifecycle) lives outside this package.
+"""
