@@ -60,11 +60,6 @@ def _tag(lm: Any, name: str) -> Any:
     return inner.tagged(name)
 
 
-def is_small_generator(generator: LM) -> bool:
-    """The embedded 135M model (and the fake standing in for it) cannot grade or judge."""
-    return getattr(generator, "model_id", "").startswith(("embedded", "fake"))
-
-
 def auto_setting(setting: bool | None, default: bool) -> bool:
     return default if setting is None else setting
 
@@ -158,7 +153,7 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
                   prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
-                  auto_setting(config.llm_grading, not is_small_generator(generator)))
+                  auto_setting(config.llm_grading, generator.can_judge))
 
 
 def _open_store(tools: Sequence[Tool] | None, generator: str | LM, task_model: str | LM | None,

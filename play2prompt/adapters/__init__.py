@@ -13,7 +13,7 @@ Third-party benchmarks register under the entry-point group ``play2prompt.benchm
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,6 @@ class LoadedTools:
     tools: list[Any]
     base_dir: Path | None = None
     exec_ctx: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def available_benchmarks() -> dict[str, str]:

@@ -21,7 +21,7 @@ import asyncio
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -136,9 +136,6 @@ class LMStats:
     seconds: float = 0.0
     by_role: dict[str, int] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items()}
-
 
 class CallLog(Protocol):
     """Where samples are logged and replayed from (the run store implements this)."""
@@ -169,6 +166,13 @@ class LM(ABC):
     model_id: str = "lm"
     supports_n: bool = False
     supports_tools: bool = False    # native function calling
+    # Capabilities, read by the code that adapts to the model (never its name):
+    # can_judge: its LLM grades and judgements can be trusted (m2, m5, a trajectory judge);
+    # the embedded 135M model's cannot, so code checks stand in for them.
+    can_judge: bool = True
+    # constrained_steps: it needs every agent step decoded against a JSON schema, since it
+    # cannot keep a free text format (the embedded model).
+    constrained_steps: bool = False
     max_concurrency: int = 4
     max_retries: int = 4
     retry_base_delay: float = 1.0
@@ -340,10 +344,6 @@ class LM(ABC):
     def tagged(self, tag: str) -> TaggedLM:
         """A view of this LM whose calls are logged with ``tag`` (e.g. a tool name)."""
         return TaggedLM(self, tag)
-
-    # -- conveniences ------------------------------------------------------------------------
-    async def complete(self, messages: Sequence[Mapping[str, Any]], **kwargs: Any) -> ChatResponse:
-        return await self.chat(ChatRequest(tuple(messages), **kwargs))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model_id!r})"

@@ -64,6 +64,8 @@ def default_threads() -> int:
 class EmbeddedLM(LM):
     supports_n = False
     supports_tools = False
+    can_judge = False
+    constrained_steps = True
 
     def __init__(self, model_path: str | Path | None = None, n_ctx: int = 8192,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,

@@ -39,6 +39,8 @@ def prompt_text(request: ChatRequest) -> str:
 
 
 class FakeLM(LM):
+    can_judge = False  # stands in for the small embedded model
+
     def __init__(
         self,
         replies: Iterable[Reply] = (),
@@ -66,9 +68,6 @@ class FakeLM(LM):
         self.max_retries = 0
         self.requests: list[ChatRequest] = []
 
-    def add_rule(self, substring: str, reply: Reply) -> None:
-        self.rules.append((substring, reply))
-
     async def _generate(self, request: ChatRequest) -> Generation:
         self.requests.append(request)
         if self.latency:
@@ -90,6 +89,12 @@ class FakeLM(LM):
         if self.fill_schema:
             return _filled(request, index)
         raise LMError(f"FakeLM: no scripted reply for prompt ending {text[-120:]!r}")
+
+
+def from_spec(rest: str, **options: Any) -> LM:
+    """``fake`` or ``fake:LATENCY``: a schema-filling fake (benchmarks, smoke tests)."""
+    latency = float(rest) if rest else 0.0
+    return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)
 
 
 def _as_choice(reply: Reply, request: ChatRequest, index: int) -> Choice:

@@ -28,7 +28,7 @@ BUILTIN_BACKENDS: dict[str, str] = {
     "openai-compat": "play2prompt.lm.openai_compat:OpenAICompatLM.from_compat_spec",
     "ollama": "play2prompt.lm.openai_compat:OpenAICompatLM.from_ollama_spec",
     "vllm": "play2prompt.lm.vllm_offline:VLLMOfflineLM.from_spec",
-    "fake": "play2prompt.lm.registry:_fake_from_spec",
+    "fake": "play2prompt.lm.fake:from_spec",
 }
 
 
@@ -59,14 +59,6 @@ def make_lm(spec: str, log: CallLog | None = None, **options: Any) -> LM:
     if not isinstance(lm, LM):
         raise LMError(f"backend {kind!r} did not return an LM")
     return lm.with_log(log)
-
-
-def _fake_from_spec(rest: str, **options: Any) -> LM:
-    """``fake`` or ``fake:LATENCY``: a schema-filling fake (benchmarks, smoke tests)."""
-    from play2prompt.lm.fake import FakeLM
-
-    latency = float(rest) if rest else 0.0
-    return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)
 
 
 Concurrency = int | Mapping[str, int] | None

@@ -189,9 +189,6 @@ class RunStore:
              json.dumps(payload, default=str), time.time()),
         )
 
-    def set_candidate_state(self, cid: str, state: str) -> None:
-        self._exec("UPDATE candidates SET state = ? WHERE id = ?", (state, cid))
-
     def candidates(self, tool: str | None = None, stage: str | None = None) -> list[dict]:
         sql, params = "SELECT * FROM candidates WHERE 1=1", []
         if tool is not None:

@@ -40,7 +40,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         stage TEXT NOT NULL,             -- play | example | doc
         iteration INTEGER NOT NULL,
         parent TEXT,
-        state TEXT NOT NULL,             -- proposed | kept | dropped | final | invalid
+        state TEXT NOT NULL,             -- valid | invalid (play); kept | dropped (search)
         reward REAL,
         payload TEXT NOT NULL,           -- JSON
         created REAL NOT NULL

@@ -8,7 +8,6 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from play2prompt.errors import UserError
 from play2prompt.store.db import DB_NAME, RunStore
@@ -62,10 +61,6 @@ class RunInfo:
     status: str
     tools: int
     samples: int
-
-    def as_row(self) -> dict[str, Any]:
-        return {"run": self.run_id, "created": self.created, "status": self.status,
-                "tools": self.tools, "llm samples": self.samples}
 
 
 def list_runs(runs_dir: Path | None = None) -> list[RunInfo]:

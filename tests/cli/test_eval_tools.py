@@ -6,7 +6,7 @@ import pytest
 
 from play2prompt.cli import main
 from play2prompt.evaluation.queries import load_queries
-from play2prompt.lm import registry
+from play2prompt.lm import fake
 from play2prompt.lm._base import Choice, ToolCall
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.task_prompt import Demo
@@ -91,7 +91,7 @@ def oracle_backend(monkeypatch):
 
         return FakeLM(default=reply, model_id="fake:oracle")
 
-    monkeypatch.setattr(registry, "_fake_from_spec", factory)
+    monkeypatch.setattr(fake, "from_spec", factory)
     return gold
 
 

@@ -32,7 +32,7 @@ class BFCLBenchmark:
         data, root = open_data(data_dir)
         categories = parse_categories(subset) if subset else list(EXEC_CATEGORIES)
         tools = optimization_tools(data, categories, select)
-        return LoadedTools(tools, base_dir=root, extra={"wheel": str(data.wheel)})
+        return LoadedTools(tools, base_dir=root)
 
 
 BENCHMARK = BFCLBenchmark()

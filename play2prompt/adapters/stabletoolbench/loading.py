@@ -59,5 +59,4 @@ def optimize_tools(data_dir: Path | None = None, subset: str | None = None,
     index = ToolFiles.scan(source.tools_dir)
     tools = select_tools(queries, lambda q: query_tools(q, source, index), index, select)
     # No ExecContext: optimize() builds one whose LM is the generator, which the simulator uses.
-    return LoadedTools(tools, base_dir=source.root, exec_ctx=None,
-                       extra={"subsets": subsets, "queries": len(queries)})
+    return LoadedTools(tools, base_dir=source.root, exec_ctx=None)

@@ -18,6 +18,7 @@ from play2prompt.adapters.stabletoolbench.evaluate import (
     write_outputs,
 )
 from play2prompt.errors import UserError
+from play2prompt.lm._base import LM
 
 LABELS = {"baseline": "baseline", "play2prompt": "+Play2Prompt"}
 
@@ -47,16 +48,12 @@ class EvalRequest:
     quiet: bool = False
 
 
-def is_small(lm: Any) -> bool:
-    """The embedded 135M model (and the fake standing in for it in tests)."""
-    return str(getattr(lm, "model_id", "")).startswith(("embedded", "fake"))
-
-
-def auto_format(fmt: str, task_lm: Any) -> str:
-    """The embedded model needs schema-constrained steps; capable models write text."""
+def auto_format(fmt: str, task_lm: LM) -> str:
+    """A model that cannot keep a free format gets schema-constrained steps; others write
+    text."""
     if fmt != "auto":
         return fmt
-    return "json" if str(getattr(task_lm, "model_id", "")).startswith("embedded") else "text"
+    return "json" if task_lm.constrained_steps else "text"
 
 
 def conditions_for(req: EvalRequest) -> list[Condition]:
@@ -97,7 +94,7 @@ def run_eval(req: EvalRequest) -> EvalReport:
         task = pool.get(req.task_model)
         models = Models(task, pool.get(req.judge or req.task_model),
                         pool.get(req.simulator or req.task_model))
-        checks = req.code_checks if req.code_checks is not None else is_small(models.judge)
+        checks = req.code_checks if req.code_checks is not None else not models.judge.can_judge
         settings = Settings(max_steps=req.max_steps, evaluate_times=req.evaluate_times,
                             fmt=auto_format(req.fmt, task), seed=req.seed, server=req.server,
                             code_checks=checks)
