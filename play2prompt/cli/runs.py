@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from play2prompt.cli._common import console, fmt, table
+from play2prompt.store.meta import Meta
 
 app = typer.Typer(help="List and inspect runs.", no_args_is_help=True)
 
@@ -32,8 +33,9 @@ def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P
 
     store = open_run(run, runs_dir, read_only=True)
     meta = store.all_meta()
-    console.print(f"run {meta.get('run_id')} ({meta.get('status')}), created {meta.get('created')}")
-    console.print(f"models: {meta.get('models')}")
+    console.print(f"run {meta.get(Meta.RUN_ID)} ({meta.get(Meta.STATUS)}), created "
+                  f"{meta.get(Meta.CREATED)}")
+    console.print(f"models: {meta.get(Meta.MODELS)}")
     rows = []
     for name, r in store.results().items():
         s = r.get("stats", {})

@@ -79,7 +79,7 @@ def _run_base_dir(run_dir: Path) -> Path:
 
     store = RunStore(run_dir / DB_NAME, read_only=True)
     try:
-        recorded = store.all_meta().get("base_dir")
+        recorded = store.run_meta().base_dir
     finally:
         store.close()
     return Path(recorded) if recorded else Path.cwd()

@@ -22,6 +22,7 @@ from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.progress import Reporter
 from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.meta import EVAL_KIND, Meta, Status
 from play2prompt.store.runs import default_runs_dir
 from play2prompt.tools.executors._base import ExecContext
 
@@ -79,14 +80,14 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         out_dir = Path(runs_dir or default_runs_dir()) / (
             f"eval-{suite.name}-{stable_hash(config, length=8)}")
     store = RunStore(Path(out_dir) / DB_NAME)
-    if store.get_meta("created") is None:
+    if store.get_meta(Meta.CREATED) is None:
         import datetime as _dt
 
-        store.set_meta("run_id", Path(out_dir).name)
-        store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
-    store.set_meta("kind", "eval")
-    store.set_meta("config", config)
-    store.set_meta("status", "running")
+        store.set_meta(Meta.RUN_ID, Path(out_dir).name)
+        store.set_meta(Meta.CREATED, _dt.datetime.now().isoformat(timespec="seconds"))
+    store.set_meta(Meta.KIND, EVAL_KIND)
+    store.set_meta(Meta.CONFIG, config)
+    store.set_meta(Meta.STATUS, Status.RUNNING)
     pool = LMPool(log=store, **({"max_concurrency": options.max_concurrency}
                                 if options.max_concurrency else {}))
     task = pool.add(lm.model_id, lm) if lm is not None else pool.get(options.task_model)
@@ -102,7 +103,7 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         for side in result.sides:
             store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config, summary)
         write_outputs(result, Path(out_dir), suite.notes)
-        store.set_meta("status", "done")
+        store.set_meta(Meta.STATUS, Status.DONE)
     finally:
         ctx.close()
         pool.close()

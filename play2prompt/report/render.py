@@ -11,6 +11,7 @@ from typing import Any
 
 from play2prompt.report.data import DemoView, RunReport, ToolView
 from play2prompt.report.diff import diff_html, diff_markdown
+from play2prompt.store.meta import Meta
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
@@ -113,11 +114,11 @@ def _tool_html(view: ToolView, charts: Mapping[str, Path]) -> str:
 
 def render_html(report: RunReport, charts: Mapping[str, Mapping[str, Path]]) -> str:
     cost = report.cost
-    cfg = report.meta.get("config", {})
-    models = report.meta.get("models", {})
+    cfg = report.meta.get(Meta.CONFIG, {})
+    models = report.meta.get(Meta.MODELS, {})
     parts = [f"<h1>Run {_e(report.run_id)}</h1>",
-             f"<p>created {_e(report.meta.get('created'))}, status "
-             f"{_e(report.meta.get('status'))}, generator {_e(models.get('generator'))}, "
+             f"<p>created {_e(report.meta.get(Meta.CREATED))}, status "
+             f"{_e(report.meta.get(Meta.STATUS))}, generator {_e(models.get('generator'))}, "
              f"task model {_e(models.get('task_model'))}</p>",
              "<h2>Cost</h2>", _table_html(list(cost), [list(cost.values())]),
              "<h2>Tools</h2><ul>" + "".join(

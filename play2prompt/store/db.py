@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.lm._base import ChatRequest, Choice, Usage
+from play2prompt.store.meta import RunMeta
 from play2prompt.store.migrations import MIGRATIONS
 from play2prompt.tools.model import Invocation, Observation
 
@@ -100,6 +101,10 @@ class RunStore:
 
     def all_meta(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self._query("SELECT key, value FROM meta")}
+
+    def run_meta(self) -> RunMeta:
+        """The meta table as a typed record."""
+        return RunMeta.from_dict(self.all_meta())
 
     # -- the LLM call log (implements lm._base.CallLog) --------------------------------------
     def get_sample(self, key: str) -> Choice | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from play2prompt.errors import UserError
 from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.meta import Meta
 
 DEFAULT_RUNS_DIR = Path("runs")
 
@@ -33,8 +34,8 @@ def create_run(runs_dir: Path | None = None, label: str = "run",
     if (run_dir / DB_NAME).exists():
         raise UserError(f"run {run_id!r} already exists in {runs_dir} (use --resume {run_id})")
     store = RunStore(run_dir / DB_NAME)
-    store.set_meta("run_id", run_id)
-    store.set_meta("created", _dt.datetime.now().isoformat(timespec="seconds"))
+    store.set_meta(Meta.RUN_ID, run_id)
+    store.set_meta(Meta.CREATED, _dt.datetime.now().isoformat(timespec="seconds"))
     return store
 
 
@@ -71,13 +72,13 @@ def list_runs(runs_dir: Path | None = None) -> list[RunInfo]:
     for db in sorted(runs_dir.glob(f"*/{DB_NAME}")):
         try:
             store = RunStore(db, read_only=True)
-            meta = store.all_meta()
+            meta = store.run_meta()
             samples = store.call_stats()["total"]["samples"]
             n_tools = len(store.results())
             store.close()
         except Exception:  # noqa: BLE001 - a broken folder is listed, not fatal
             out.append(RunInfo(db.parent.name, db.parent, "?", "unreadable", 0, 0))
             continue
-        out.append(RunInfo(db.parent.name, db.parent, meta.get("created", "?"),
-                           meta.get("status", "?"), n_tools, samples))
+        out.append(RunInfo(db.parent.name, db.parent, meta.created or "?",
+                           meta.status or "?", n_tools, samples))
     return out

@@ -22,6 +22,7 @@ from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.store.db import RunStore
+from play2prompt.store.meta import EVAL_KIND, Meta
 from play2prompt.store.runs import default_runs_dir
 from play2prompt.sweep.study import LoopState, SweepSpec, completed_rows, open_study, run_loop
 from play2prompt.sweep.tables import (
@@ -65,8 +66,8 @@ def run_sweep(spec: SweepSpec, target: SweepTarget, *, generator: ModelSpec = "e
     sweep_dir.mkdir(parents=True, exist_ok=True)
     study = open_study(spec, sweep_dir)
     eval_store = RunStore(sweep_dir / "eval.db")
-    eval_store.set_meta("run_id", f"sweep-{spec.name}-eval")
-    eval_store.set_meta("kind", "eval")
+    eval_store.set_meta(Meta.RUN_ID, f"sweep-{spec.name}-eval")
+    eval_store.set_meta(Meta.KIND, EVAL_KIND)
     pool = LMPool(log=eval_store, **({"max_concurrency": max_concurrency}
                                      if max_concurrency else {}))
     task = task_model if task_model is not None else generator

@@ -11,6 +11,7 @@ import typer
 
 from play2prompt.cli._common import console, progress_bars, table
 from play2prompt.errors import UserError
+from play2prompt.store.meta import Meta, Status
 
 
 def data_command(
@@ -109,8 +110,8 @@ def eval_command(
                                                                   run_id)
     config = {**cfg.to_dict(), "data": str(data.resolve()), "task_model": task_model,
               "prompts": prompts, "demos": demos}
-    store.set_meta("eval_config", config)
-    store.set_meta("status", "running")
+    store.set_meta(Meta.EVAL_CONFIG, config)
+    store.set_meta(Meta.STATUS, Status.RUNNING)
     lm = make_lm(task_model, log=store)
     runtime = ToolRuntime(tools, ExecContext(base_dir=data.resolve(), store=store), store)
     try:
@@ -126,7 +127,7 @@ def eval_command(
         lm.close()
     rows = summarize(results, bootstrap, seed)
     store.put_eval(EVAL_NAME, EVAL_NAME, config, {"rows": rows})
-    store.set_meta("status", "done")
+    store.set_meta(Meta.STATUS, Status.DONE)
     paths = write_outputs(out or store.run_dir, rows, results, config)
     store.close()
     columns, body = table_rows(rows)

@@ -19,6 +19,7 @@ from play2prompt.adapters.stabletoolbench.evaluate import (
 )
 from play2prompt.errors import UserError
 from play2prompt.lm._base import LM
+from play2prompt.store.meta import Meta
 
 LABELS = {"baseline": "baseline", "play2prompt": "+Play2Prompt"}
 
@@ -101,7 +102,7 @@ def run_eval(req: EvalRequest) -> EvalReport:
         config = {**{k: str(v) if isinstance(v, Path) else v for k, v in asdict(req).items()},
                   "subsets": subsets, "format": settings.fmt, "code_checks": checks,
                   "source": str(source.root)}
-        store.set_meta("eval_config", config)
+        store.set_meta(Meta.EVAL_CONFIG, config)
         report = _run(queries, conditions, models, source, store, settings, prompts,
                       len(queries) * len(conditions), req.quiet)
         for cond in conditions:
