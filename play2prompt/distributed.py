@@ -34,15 +34,21 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from play2prompt.config import OptimizeConfig
+from play2prompt.engine import Engine, build_engine, lm_session_stats
 from play2prompt.errors import UserError, require
 from play2prompt.lm._base import LM
-from play2prompt.lm.registry import LMPool
+from play2prompt.lm.registry import Concurrency, LMPool
+from play2prompt.pipeline import Launch, WorkerStats, collect_results, optimize_tool, tool_budget
+from play2prompt.progress import Reporter
 from play2prompt.results import ToolResult
 from play2prompt.store.db import RunStore
+from play2prompt.store.meta import Meta
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
 
@@ -56,7 +62,7 @@ class ToolJob:
 
     config: dict[str, Any]
     models: dict[str, str | LM | None]      # generator / task_model / doc_generator
-    max_concurrency: Any
+    max_concurrency: Concurrency
     base_dir: str
     run_dir: str
     tool_timeout: float
@@ -88,9 +94,6 @@ def worker_store_path(run_dir: str | Path, tool_name: str) -> Path:
 
 def run_tool_job(job: ToolJob) -> dict[str, Any]:
     """Run one tool's optimization here (the body of the Ray task)."""
-    from play2prompt.config import OptimizeConfig
-    from play2prompt.optimize import build_engine, lm_session_stats, optimize_tool
-
     start = time.perf_counter()
     _threads_for_this_task()
     store = RunStore(worker_store_path(job.run_dir, job.tool_name))
@@ -150,15 +153,31 @@ def _model(pool: LMPool, spec: str | LM | None, default: LM | None) -> LM:
     return pool.get(spec)
 
 
-def optimize_tools_on_ray(tools: list[Tool], engine: Any, job: ToolJob,
+def run_on_ray(tools: Sequence[Tool], engine: Engine,
+               launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
+    """The ``ray`` runner (:class:`~play2prompt.pipeline.ToolRunner`): one Ray task per tool,
+    on the cluster at ``launch.address`` or a local instance."""
+    ctx = engine.runtime.ctx
+    job = ToolJob(config=engine.config.to_dict(), models=dict(launch.models),
+                  max_concurrency=launch.max_concurrency,
+                  base_dir=str(Path(launch.base_dir or Path.cwd()).resolve()),
+                  run_dir=str(engine.store.run_dir.resolve()),
+                  tool_timeout=ctx.default_timeout,
+                  metaprompts_dir=str(launch.metaprompts_dir) if launch.metaprompts_dir
+                  else None,
+                  exec_base_dir=str(Path(ctx.base_dir).resolve()),
+                  exec_lm=ctx.lm if isinstance(ctx.lm, LM) and ctx.lm is not engine.generator
+                  else None)
+    return optimize_tools_on_ray(list(tools), engine, job, launch.address)
+
+
+def optimize_tools_on_ray(tools: list[Tool], engine: Engine, job: ToolJob,
                           address: str | None = None) -> tuple[dict[str, ToolResult],
-                                                                list[dict[str, Any]]]:
+                                                                WorkerStats]:
     """Optimize ``tools`` as Ray tasks; merge their logs into ``engine.store``.
 
     Returns the results by tool and each worker's statistics."""
     ray = require("ray", "ray", "--executor ray")
-    from play2prompt.optimize import collect_results, tool_budget
-
     store, reporter = engine.store, engine.reporter
     started = not ray.is_initialized()
     if started:
@@ -184,15 +203,15 @@ def optimize_tools_on_ray(tools: list[Tool], engine: Any, job: ToolJob,
             pending[ref] = tool.name
         worker_stats = _collect(ray, pending, store, reporter, outcomes)
         results = collect_results(tools, [outcomes[t.name] for t in tools],
-                                  store.get_meta("run_id"))
+                                  store.get_meta(Meta.RUN_ID))
         return results, worker_stats
     finally:
         if started:
             ray.shutdown()
 
 
-def _collect(ray: Any, pending: dict[Any, str], store: RunStore, reporter: Any,
-             outcomes: dict[str, Any]) -> list[dict[str, Any]]:
+def _collect(ray: Any, pending: dict[Any, str], store: RunStore, reporter: Reporter,
+             outcomes: dict[str, Any]) -> WorkerStats:
     """Merge each task's rows and result into the run store as the tasks finish."""
     stats = []
     while pending:

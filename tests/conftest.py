@@ -54,7 +54,7 @@ def exec_ctx(tmp_path: Path) -> ExecContext:
 def make_engine(store, exec_ctx):
     """Build an Engine over ``tools`` with the given generator / task model (fakes)."""
     from play2prompt.config import preset
-    from play2prompt.optimize import build_engine
+    from play2prompt.engine import build_engine
 
     engines = []
 

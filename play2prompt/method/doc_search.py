@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.example_search import Example
@@ -25,7 +26,7 @@ from play2prompt.method.play import retry_temperature
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score
-from play2prompt.tools.model import ToolDoc
+from play2prompt.tools.model import Tool, ToolDoc
 
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
@@ -103,7 +104,7 @@ def split_examples(examples: Sequence[Example], holdout: float, seed: Any
 
 
 class DocSpace:
-    def __init__(self, tool: Any, engine: Any, batch: Sequence[Example],
+    def __init__(self, tool: Tool, engine: Engine, batch: Sequence[Example],
                  errors: Sequence[str] = ()) -> None:
         self.tool = tool
         self.engine = engine
@@ -195,7 +196,7 @@ def _evidence(examples: Sequence[Example], errors: Sequence[str] = (), limit: in
     return "\n".join(lines) or "(none)"
 
 
-def evidence_doc(tool: Any, examples: Sequence[Example], errors: Sequence[str] = ()) -> ToolDoc:
+def evidence_doc(tool: Tool, examples: Sequence[Example], errors: Sequence[str] = ()) -> ToolDoc:
     """D0 plus what tool play established, written by code: text values that executed
     successfully for each parameter, the shape of the output, and what the tool said when a
     call failed."""
@@ -223,7 +224,7 @@ def evidence_doc(tool: Any, examples: Sequence[Example], errors: Sequence[str] =
     return ToolDoc(description, params)
 
 
-async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
+async def search_doc(tool: Tool, engine: Engine, examples: Sequence[Example],
                      errors: Sequence[str] = ()) -> DocSearchOutcome:
     """Run Step 2 for ``tool`` on its Step-1 ``examples`` (``errors``: tool play's failures)."""
     cfg = engine.config
@@ -274,7 +275,7 @@ async def search_doc(tool: Any, engine: Any, examples: Sequence[Example],
     return replace(outcome, stopped_early=stopped_early)
 
 
-def _unscored(tool: Any, examples: Sequence[Example], errors: Sequence[str],
+def _unscored(tool: Tool, examples: Sequence[Example], errors: Sequence[str],
               notes: bool) -> DocSearchOutcome:
     """Too few examples to score docs on: D0 plus the code-written notes of what tool play saw
     (the tool's own error messages, values that ran), or D0 when play saw nothing."""
@@ -299,7 +300,7 @@ class _ChildrenOf:
         return await self.space.score(items, iteration)
 
 
-async def _choose(space: DocSpace, tool: Any, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
+async def _choose(space: DocSpace, tool: Tool, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
                   hold: Sequence[Example], best_per_iteration: tuple[float | None, ...],
                   notes_key: str | None = None) -> DocSearchOutcome:
     """The best doc by batch accuracy, unless it scores below D0 on the held-out examples.

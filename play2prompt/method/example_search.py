@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import PlayResult, ToolPlayer, retry_temperature
@@ -22,7 +23,7 @@ from play2prompt.method.rewards import check_query, leaf_values, quality_reward,
 from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
-from play2prompt.tools.model import Invocation, Observation
+from play2prompt.tools.model import Invocation, Observation, Tool
 
 # Plain length bounds only: llguidance compiles regex patterns slowly (minutes for patterns with
 # counted repetitions), so what a query must satisfy is checked by code (rejection sampling).
@@ -104,7 +105,7 @@ class Example:
 class ExampleSpace:
     """The search space of Step 1 for one tool (see the module docstring)."""
 
-    def __init__(self, tool: Any, engine: Any) -> None:
+    def __init__(self, tool: Tool, engine: Engine) -> None:
         self.tool = tool
         self.engine = engine
         self.player = ToolPlayer(tool, engine)
@@ -306,7 +307,7 @@ class ExampleSpace:
         return str(r["reflection"]).strip() if r else ""
 
 
-async def search_examples(tool: Any, engine: Any) -> tuple[SearchResult[Example], ExampleSpace]:
+async def search_examples(tool: Tool, engine: Engine) -> tuple[SearchResult[Example], ExampleSpace]:
     """Run Step 1 for ``tool`` and log every candidate in the store."""
     space = ExampleSpace(tool, engine)
     settings = engine.config.examples

@@ -13,10 +13,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
-from play2prompt.tools.model import Invocation, Observation
+from play2prompt.tools.model import Invocation, Observation, Tool
 
 JUDGE_SCHEMA = object_schema({
     "err_code": {"type": "integer", "enum": [0, -1]},
@@ -92,7 +93,7 @@ def code_verdict(obs: Observation) -> tuple[int, str]:
 class ToolPlayer:
     """Finds valid invocations of one tool."""
 
-    def __init__(self, tool: Any, engine: Any) -> None:
+    def __init__(self, tool: Tool, engine: Engine) -> None:
         self.tool = tool                  # the tool with its initial documentation D0
         self.engine = engine
         self.schema = arguments_schema(tool.parameters)

@@ -1,0 +1,79 @@
+"""The engine: everything Step 1 and Step 2 need, typed and passed explicitly.
+
+One engine serves one run (or, on a Ray worker, one tool of it): the generator (G_E), the task
+model (M_T) and the doc generator (G_D), the tool runtime, the run store, the settings, the
+meta-prompts, the task model's prompter and a progress reporter. :meth:`Engine.for_tool` gives
+the view one tool's optimization uses, whose LM calls are tagged with the tool's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from play2prompt.config import OptimizeConfig
+from play2prompt.lm._base import LM, TaggedLM
+from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.task_prompt import TaskPrompter
+from play2prompt.progress import NullReporter, Reporter
+from play2prompt.store.db import RunStore
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.model import Tool
+from play2prompt.tools.runtime import ToolRuntime
+
+Model = LM | TaggedLM  # an LM, or its view tagged with the tool being optimized
+
+
+@dataclass
+class Engine:
+    """Everything the steps need, passed explicitly."""
+
+    generator: Model
+    task_model: Model
+    doc_generator: Model
+    runtime: ToolRuntime
+    store: RunStore
+    config: OptimizeConfig
+    prompts: MetaPrompts
+    prompter: TaskPrompter
+    reporter: Reporter
+    llm_grading: bool
+
+    def for_tool(self, name: str) -> Engine:
+        """A view whose LM calls are tagged with the tool's name (per-tool accounting)."""
+        return replace(self, generator=_tag(self.generator, name),
+                       task_model=_tag(self.task_model, name),
+                       doc_generator=_tag(self.doc_generator, name))
+
+
+def _tag(lm: Model, name: str) -> TaggedLM:
+    inner = lm.inner if isinstance(lm, TaggedLM) else lm
+    return inner.tagged(name)
+
+
+def auto_setting(setting: bool | None, default: bool) -> bool:
+    return default if setting is None else setting
+
+
+def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,
+                 generator: LM, task_model: LM, doc_generator: LM | None = None,
+                 metaprompts_dir: str | Path | None = None, reporter: Reporter | None = None,
+                 base_dir: Path | None = None, exec_ctx: ExecContext | None = None) -> Engine:
+    """The engine over ``tools``; LLM grading (m2, m5) by default only when the generator
+    can judge (:attr:`LM.can_judge`)."""
+    ctx = exec_ctx or ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
+                                  default_timeout=config.tool_timeout)
+    runtime = ToolRuntime(tools, ctx, store)
+    prompts = MetaPrompts(metaprompts_dir)
+    return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
+                  prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
+                  auto_setting(config.llm_grading, generator.can_judge))
+
+
+def lm_session_stats(lms: Sequence[LM]) -> dict[str, int]:
+    """What these LMs cost in this session (backend calls, tokens, cache hits)."""
+    keys = ("calls", "samples", "cache_hits", "dedup_hits", "prompt_tokens",
+            "completion_tokens", "cached_prompt_tokens", "failures")
+    names = {"calls": "llm_calls", "samples": "llm_samples"}
+    return {names.get(k, k): sum(getattr(lm.stats, k) for lm in lms) for k in keys}

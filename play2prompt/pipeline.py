@@ -1,0 +1,134 @@
+"""One tool through Step 1 and Step 2, and the tools of a run concurrently in this process.
+
+:func:`optimize_tool` is the whole method for one tool: example search (Step 1), demo
+selection, doc search (Step 2), the tool's statistics, and its result stored in the run store
+(a tool whose result is stored is not redone). Where the tools run is chosen by name in
+:mod:`play2prompt.optimize`: ``local`` is :func:`run_local` here, ``ray`` is
+:func:`play2prompt.distributed.run_on_ray`; both take the same :class:`Launch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from play2prompt.config import OptimizeConfig
+from play2prompt.engine import Engine
+from play2prompt.errors import LMError, UserError
+from play2prompt.lm._base import LM
+from play2prompt.lm.registry import Concurrency
+from play2prompt.method.doc_search import search_doc
+from play2prompt.method.example_search import distinct_examples, search_examples, select_demos
+from play2prompt.results import ToolResult
+from play2prompt.store.meta import Meta
+from play2prompt.tools.model import Tool
+
+
+def tool_budget(config: OptimizeConfig) -> int:
+    return config.examples.budget() + config.docs.budget()
+
+
+async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
+    stored = engine.store.get_result(tool.name)
+    if stored is not None:
+        engine.reporter.done(tool.name, "done (from store)")
+        return ToolResult.from_dict(stored)
+    eng = engine.for_tool(tool.name)
+    cfg = eng.config
+    eng.reporter.start(tool.name, tool_budget(cfg))
+    search, space = await search_examples(tool, eng)
+    history = search.history
+    demos = select_demos(history, cfg.demos_per_tool)
+    examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
+    errors = [e for p in space.plays for e in p.errors()]
+    doc_stopped = False
+    if cfg.optimize_docs:
+        outcome = await search_doc(tool, eng, examples, errors)
+        doc, changed, reason, scores = outcome.doc, outcome.changed, outcome.reason, outcome.scores
+        doc_curve, doc_stopped = list(outcome.best_per_iteration), outcome.stopped_early
+    else:
+        doc, changed, reason, scores, doc_curve = tool.doc, False, "doc search off", {}, []
+    attempts = [a for p in space.plays for a in p.attempts]
+    tag_stats = eng.store.samples_by_tag().get(tool.name, {})
+    stats = {
+        "play_attempts": len(attempts),
+        "valid_invocations": sum(1 for p in space.plays if p.ok),
+        "invocation_success_rate": (sum(1 for a in attempts if a.verdict == 0) / len(attempts)
+                                    if attempts else 0.0),
+        "examples": len(history),
+        "verified_examples": sum(1 for n in history if n.item.verified),
+        "demos": len(demos),
+        "verified_demos": sum(1 for d in demos if d.verified),
+        "best_reward": search.best.reward if search.best else None,
+        "best_reward_per_iteration": search.best_reward_per_iteration(),
+        "doc_score_per_iteration": doc_curve,
+        "stopped_early": {"examples": search.stopped_early, "docs": doc_stopped},
+        "repeated_calls_avoided": {
+            "explored": sum(1 for a in attempts if a.observation.error_type == "duplicate"),
+            "siblings": space.sibling_duplicates},
+        "llm_samples": tag_stats.get("samples", 0),
+        "prompt_tokens": tag_stats.get("prompt_tokens", 0),
+        "completion_tokens": tag_stats.get("completion_tokens", 0),
+    }
+    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos), changed, reason,
+                        dict(scores), stats)
+    eng.store.put_result(tool.name, result.to_dict())
+    eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, {len(demos)} demos")
+    return result
+
+
+async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:
+    """Optimize the tools concurrently. A tool that fails does not stop the others (their work
+    is stored); the first failure is raised once all are finished."""
+    outcomes = await asyncio.gather(*(optimize_tool(t, engine) for t in tools),
+                                    return_exceptions=True)
+    return collect_results(tools, outcomes, engine.store.get_meta(Meta.RUN_ID))
+
+
+def collect_results(tools: Sequence[Tool], outcomes: Sequence[Any],
+                    run_id: str | None) -> dict[str, ToolResult]:
+    """The results by tool name, or the first failure, naming the tool and how to go on."""
+    failed = [(t.name, o) for t, o in zip(tools, outcomes) if isinstance(o, BaseException)]
+    for _, exc in failed:
+        if not isinstance(exc, Exception):  # an interrupt: pass it on as it is
+            raise exc
+    if failed:
+        name, exc = failed[0]
+        if not isinstance(exc, UserError):
+            raise exc  # a bug: keep its traceback
+        done = len(tools) - len(failed)
+        message = (f"tool {name!r}: {exc} ({len(failed)} of {len(tools)} tools failed, {done} "
+                   f"stored; continue with --resume {run_id})")
+        raise (LMError if isinstance(exc, LMError) else UserError)(message) from exc
+    return {r.name: r for r in outcomes}
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a runner needs besides the engine to rebuild it elsewhere (a Ray worker): the
+    model specs (or LM objects) as the caller gave them, the concurrency bound, the folders."""
+
+    models: Mapping[str, str | LM | None]   # generator / task_model / doc_generator
+    max_concurrency: Concurrency = None
+    metaprompts_dir: str | Path | None = None
+    base_dir: Path | None = None
+    address: str | None = None              # a cluster's address (ray)
+
+
+WorkerStats = list[dict[str, Any]]
+
+
+class ToolRunner(Protocol):
+    """Where the tools of a run are optimized: their results and the workers' statistics."""
+
+    def __call__(self, tools: Sequence[Tool], engine: Engine,
+                 launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]: ...
+
+
+def run_local(tools: Sequence[Tool], engine: Engine,
+              launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
+    """Every tool here, concurrently (asyncio)."""
+    return asyncio.run(optimize_tools(tools, engine)), []
