@@ -72,6 +72,9 @@ class EmbeddedLM(LM):
         self.max_concurrency = self.parallel
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
+        if record is not None:
+            self.can_judge = record.can_judge
+            self.constrained_steps = record.constrained_steps
         self.model_id = self.spec.model_id
         self._server: Any = None
         self._lock = threading.Lock()

@@ -56,6 +56,9 @@ class ModelRecord:
     licence: str
     origin: str
     extra: str = ""             # the pyproject extra installing the parts, if any
+    # Capabilities (LM.can_judge, LM.constrained_steps), per model, to be set by measurement.
+    can_judge: bool = False
+    constrained_steps: bool = True
     file_name: str = ""         # the assembled file's name (several parts)
     key_name: str = ""          # the name in model_id (call-log keys); default: name
 
