@@ -14,7 +14,7 @@ from play2prompt.method.task_prompt import MODES
 def execute_eval(suite: Any, *, task_model: str, mode: str, prompts: str | None, demos: int,
                  variant: str, drop_param_desc: float, seed: int, limit: int | None,
                  temperature: float, out: Path | None, runs_dir: Path, quiet: bool,
-                 max_concurrency: int | None = None) -> Any:
+                 max_concurrency: int | None = None, oracle: Path | None = None) -> Any:
     from play2prompt.evaluation.items import make_side
     from play2prompt.evaluation.runner import EvalSettings
     from play2prompt.evaluation.session import EvalOptions, run_evaluation
@@ -31,7 +31,7 @@ def execute_eval(suite: Any, *, task_model: str, mode: str, prompts: str | None,
         raise UserError("--limit must be >= 1")
     options = EvalOptions(task_model=task_model, prompts=prompts, variant=variant, demos=demos,
                           drop_param_desc=drop_param_desc, limit=limit,
-                          max_concurrency=max_concurrency)
+                          max_concurrency=max_concurrency, oracle=oracle)
     settings = EvalSettings(mode=mode, temperature=temperature, seed=seed)
     for note in suite.notes:
         console_err.print(note, highlight=False, markup=False)
@@ -44,8 +44,12 @@ def execute_eval(suite: Any, *, task_model: str, mode: str, prompts: str | None,
 
 
 def print_result(result: Any, out_dir: Path) -> None:
+    import pandas as pd
+
+    from play2prompt.evaluation.compare import comparison_rows, verdict
     from play2prompt.evaluation.report import (
         accuracy_table,
+        comparison,
         cost_table,
         rich_table,
         skipped_summary,
@@ -57,6 +61,12 @@ def print_result(result: Any, out_dir: Path) -> None:
     if cfg.get("prompts"):
         title += f", prompts {cfg['prompts']} ({cfg.get('variant')}, k={cfg.get('demos')})"
     console.print(rich_table(accuracy_table(result), title))
+    pairs = comparison(result)
+    if pairs:
+        console.print(rich_table(pd.DataFrame(comparison_rows(pairs)),
+                                 "Against the baseline, query by query"))
+        for pair in pairs:
+            console.print(verdict(pair), highlight=False, markup=False)
     console.print(rich_table(cost_table(result), "LLM calls per side"))
     for line in skipped_summary(result):
         console.print(line, highlight=False, markup=False)

@@ -15,6 +15,8 @@ def tools_command(
     task_model: str = typer.Option("embedded", help="Task model spec (M_T)"),
     mode: str = typer.Option("function-calling", help="function-calling | prompting"),
     prompts: Optional[str] = typer.Option(None, help="optimized prompts: runs/<id> or a run id"),
+    oracle: Optional[Path] = typer.Option(
+        None, help="tools file with correct docs: an oracle side, the headroom it leaves"),
     demos: int = typer.Option(5, help="k demonstrations per tool from the run"),
     variant: str = typer.Option("full", help="full | desc-only | demo-only"),
     drop_param_desc: float = typer.Option(0.0, help="drop param docs with prob p (both sides)"),
@@ -37,4 +39,4 @@ def tools_command(
     execute_eval(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
                  variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
                  temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
-                 max_concurrency=max_concurrency)
+                 max_concurrency=max_concurrency, oracle=oracle)

@@ -107,17 +107,20 @@ class EvalSuite:
         return out
 
 
-# -- the two sides of the comparison -----------------------------------------------------------
+# -- the sides of the comparison --------------------------------------------------------------
 VARIANTS = ("full", "desc-only", "demo-only", "baseline")
+ORACLE = "oracle"
 
 
 @dataclass(frozen=True)
 class Side:
-    """Which prompt the task model gets: original or optimized docs, with or without demos."""
+    """Which prompt the task model gets: original or optimized docs, with or without demos,
+    or the hand-written correct ("oracle") docs of the yardstick."""
 
     name: str
     optimized_docs: bool
     demos: bool
+    oracle_docs: bool = False
 
 
 def make_side(variant: str) -> Side:
@@ -126,40 +129,51 @@ def make_side(variant: str) -> Side:
         "full": Side("full", True, True),
         "desc-only": Side("desc-only", True, False),
         "demo-only": Side("demo-only", False, True),
+        ORACLE: Side(ORACLE, False, False, oracle_docs=True),
     }
     if variant not in sides:
         raise UserError(f"unknown variant {variant!r} (one of {', '.join(VARIANTS)})")
     return sides[variant]
 
 
-def sides_for(variant: str, has_run: bool) -> list[Side]:
-    """Baseline always; the optimized variant when a run's prompts are given."""
-    if not has_run or variant == "baseline":
-        return [make_side("baseline")]
-    return [make_side("baseline"), make_side(variant)]
+def sides_for(variant: str, has_run: bool, has_oracle: bool = False) -> list[Side]:
+    """Baseline always; the optimized variant when a run's prompts are given; the oracle docs
+    last when they are given."""
+    sides = [make_side("baseline")]
+    if has_run and variant != "baseline":
+        sides.append(make_side(variant))
+    if has_oracle:
+        sides.append(make_side(ORACLE))
+    return sides
 
 
 @dataclass(frozen=True)
 class PromptSource:
-    """Where the optimized docs and demos come from (a finished run), and the doc transform
-    applied to the original docs on both sides (parameter-description dropout)."""
+    """Where the optimized docs and demos come from (a finished run), the oracle docs (a
+    tools file with correct docs), and the doc transform applied to the original docs on
+    every side (parameter-description dropout)."""
 
     docs: Mapping[str, Any] = field(default_factory=dict)     # tool name -> ToolDoc
     demos: Mapping[str, Sequence[Demo]] = field(default_factory=dict)
     k: int = 5
     drop_param_desc: float = 0.0
     seed: int = 0
+    oracle: Mapping[str, Any] = field(default_factory=dict)   # tool name -> ToolDoc
 
     @classmethod
-    def from_run(cls, run: Any, k: int, drop_param_desc: float = 0.0, seed: int = 0
-                 ) -> PromptSource:
+    def from_run(cls, run: Any, k: int, drop_param_desc: float = 0.0, seed: int = 0,
+                 oracle: Sequence[Tool] = ()) -> PromptSource:
+        oracle_docs = {t.name: t.doc for t in oracle}
         if run is None:
-            return cls(k=k, drop_param_desc=drop_param_desc, seed=seed)
+            return cls(k=k, drop_param_desc=drop_param_desc, seed=seed, oracle=oracle_docs)
         return cls({n: r.doc for n, r in run.tools.items()},
-                   {n: tuple(r.demos) for n, r in run.tools.items()}, k, drop_param_desc, seed)
+                   {n: tuple(r.demos) for n, r in run.tools.items()}, k, drop_param_desc, seed,
+                   oracle_docs)
 
     def tools_for(self, tools: Sequence[Tool], side: Side) -> list[Tool]:
         out = drop_param_descriptions(tools, self.drop_param_desc, self.seed)
+        if side.oracle_docs:
+            out = [t.with_doc(self.oracle[t.name]) if t.name in self.oracle else t for t in out]
         if side.optimized_docs:
             out = [t.with_doc(self.docs[t.name]) if t.name in self.docs else t for t in out]
         return out

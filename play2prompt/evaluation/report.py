@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from play2prompt.evaluation.compare import Paired, comparison_rows, paired, verdict
 from play2prompt.evaluation.runner import EvalResult
 
 PLAIN_AVERAGE = "plain average"
@@ -57,6 +58,15 @@ def _average_rows(rows: list[dict[str, Any]], result: EvalResult) -> list[dict[s
             plain[col] = round(sum(values) / len(values), 1) if values else None
             weighted[col] = _pct(sum(r[key] for r in side.records), len(side.records))
     return [plain, weighted]
+
+
+def comparison(result: EvalResult) -> list[Paired]:
+    """Each side against the baseline, query by query (see :mod:`.compare`)."""
+    return paired({s.side.name: s.records for s in result.sides})
+
+
+def comparison_table(result: EvalResult) -> pd.DataFrame:
+    return pd.DataFrame(comparison_rows(comparison(result)))
 
 
 def cost_table(result: EvalResult) -> pd.DataFrame:
@@ -113,12 +123,17 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = ()) 
     """summary.csv, cost.csv, summary.md, summary.json and queries.jsonl in ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     acc, cost = accuracy_table(result), cost_table(result)
+    pairs = comparison(result)
     paths = {name: out_dir / name for name in ("summary.csv", "cost.csv", "summary.md",
                                                  "summary.json", "queries.jsonl")}
     acc.to_csv(paths["summary.csv"], index=False)
     cost.to_csv(paths["cost.csv"], index=False)
-    md = [f"# Evaluation: {result.suite.name}", "", markdown_table(acc), "",
-          "## Cost", "", markdown_table(cost), ""]
+    md = [f"# Evaluation: {result.suite.name}", "", markdown_table(acc), ""]
+    if pairs:
+        md += ["## Against the baseline, query by query", "",
+               markdown_table(pd.DataFrame(comparison_rows(pairs))), "",
+               *[f"- {verdict(p)}" for p in pairs], ""]
+    md += ["## Cost", "", markdown_table(cost), ""]
     extra = [*notes, *skipped_summary(result)]
     if extra:
         md += ["## Notes", "", *[f"    {line}" if line.startswith("  ") else f"- {line}"
@@ -127,6 +142,7 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = ()) 
     summary = {"suite": result.suite.name, "config": dict(result.config),
                "accuracy": json.loads(acc.to_json(orient="records")),
                "cost": json.loads(cost.to_json(orient="records")),
+               "paired": [p.to_dict() for p in pairs],
                "skipped": [{"id": s.id, "category": s.category, "reason": s.reason}
                            for s in result.skipped],
                "notes": list(notes)}

@@ -10,10 +10,12 @@ a killed evaluation and a larger ``limit`` reuses the items already done.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalSuite, PromptSource, sides_for
 from play2prompt.evaluation.report import summary_for_store, write_outputs
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
@@ -25,6 +27,7 @@ from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
 from play2prompt.store.runs import default_runs_dir
 from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.model import Tool
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class EvalOptions:
     limit: int | None = None              # first N items of each category
     tool_timeout: float = 10.0
     max_concurrency: int | None = None
+    oracle: str | Path | None = None      # a tools file with correct docs: the yardstick side
 
 
 def limit_items(suite: EvalSuite, limit: int | None) -> EvalSuite:
@@ -52,8 +56,8 @@ def limit_items(suite: EvalSuite, limit: int | None) -> EvalSuite:
 
 
 def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
-                model_id: str, run: Any) -> dict[str, Any]:
-    return {
+                model_id: str, run: Any, oracle: Sequence[Tool] = ()) -> dict[str, Any]:
+    config = {
         "suite": suite.name, "task_model": model_id, "mode": settings.mode,
         "temperature": settings.temperature, "seed": settings.seed,
         "max_tokens": settings.max_tokens,
@@ -61,6 +65,22 @@ def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
         "variant": options.variant if run is not None else "baseline",
         "demos": options.demos, "drop_param_desc": options.drop_param_desc,
     }
+    if oracle:
+        config["oracle"] = {"file": str(options.oracle),
+                            "docs": stable_hash([t.doc.to_dict() for t in oracle])}
+    return config
+
+
+def load_oracle(path: str | Path, suite: EvalSuite) -> list[Tool]:
+    """The oracle docs: a tools file with the same tools as the suite and correct docs."""
+    from play2prompt.tools.loading import load_tools
+
+    tools = load_tools(Path(path))
+    known = set(suite.tools) | {s.name for item in suite.items for s in item.specs}
+    unknown = sorted(t.name for t in tools if t.name not in known)
+    if unknown:
+        raise UserError(f"{path}: tool(s) not in the evaluated tools: {', '.join(unknown)}")
+    return tools
 
 
 def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
@@ -73,9 +93,10 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
     options = options or EvalOptions()
     settings = settings or EvalSettings()
     run = load_run_result(options.prompts, runs_dir) if options.prompts else None
+    oracle = load_oracle(options.oracle, suite) if options.oracle else []
     suite = limit_items(suite, options.limit)
     model_id = lm.model_id if lm is not None else options.task_model
-    config = eval_config(suite, options, settings, model_id, run)
+    config = eval_config(suite, options, settings, model_id, run, oracle)
     if out_dir is None:
         out_dir = Path(runs_dir or default_runs_dir()) / (
             f"eval-{suite.name}-{stable_hash(config, length=8)}")
@@ -93,8 +114,9 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
     task = pool.add(lm.model_id, lm) if lm is not None else pool.get(options.task_model)
     ctx = ExecContext(base_dir=suite.base_dir or Path.cwd(), lm=task, store=store,
                       default_timeout=options.tool_timeout)
-    sides = sides_for(options.variant, run is not None)
-    prompts = PromptSource.from_run(run, options.demos, options.drop_param_desc, settings.seed)
+    sides = sides_for(options.variant, run is not None, bool(oracle))
+    prompts = PromptSource.from_run(run, options.demos, options.drop_param_desc, settings.seed,
+                                    oracle)
     try:
         evaluator = Evaluator(suite, task, store, prompts, settings, ctx, reporter)
         result = asyncio.run(evaluator.run(sides))

@@ -156,3 +156,47 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     good = write_lines(tmp_path / "good.jsonl", [GOOD_LINE])
     assert main(["eval", tools, "--queries", str(good), "--mode", "chat", "-q"]) == 2
     assert "--mode must be one of" in capsys.readouterr().err
+
+
+def test_oracle_side_paired_test_and_headroom(tmp_path, example_tools, oracle_backend, capsys):
+    queries = write_lines(tmp_path / "q.jsonl", [
+        GOOD_LINE,
+        {"id": "q2", "query": "Monthly payment for 1000 at 5% over 1 year?",
+         "calls": [{"name": "loan_payment",
+                    "arguments": {"principal": 1000, "annual_rate": 5, "years": 1}}],
+         "match": "real_time"},
+    ])
+    loaded = load_queries(queries, example_tools)
+    oracle_backend.update({i.query: i.calls for i in loaded.items})
+    make_run(tmp_path, example_tools)
+    spec = json.loads((EXAMPLES / "tools.json").read_text())
+    for entry in spec["tools"]:
+        entry["executor"]["python"] = str(EXAMPLES / entry["executor"]["python"])
+        if entry["function"]["name"] == "convert_units":
+            entry["function"]["parameters"]["properties"]["from_unit"]["description"] = \
+                "abbreviation: Celsius, c"
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(spec))
+    out = tmp_path / "out"
+    code = main(["eval", str(EXAMPLES / "tools.json"), "--queries", str(queries),
+                 "--prompts", "opt", "--runs-dir", str(tmp_path / "runs"), "--oracle",
+                 str(oracle), "--task-model", "fake", "--demos", "1", "-o", str(out), "-q"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    summary = json.loads((out / "summary.json").read_text())
+    assert [c["side"] for c in summary["cost"]] == ["baseline", "full", "oracle"]
+    paired = {p["side"]: p for p in summary["paired"]}
+    assert paired["full"]["wins"] == ["q1"] and paired["full"]["losses"] == []
+    assert paired["full"]["headroom_recovered"] == 100.0
+    assert paired["oracle"]["accuracy"] == 100.0 and paired["oracle"]["p_value"] == 1.0
+    assert "within noise" in captured.out and "headroom" in captured.out
+    md = (out / "summary.md").read_text()
+    assert "query by query" in md and "McNemar" in md
+    # an oracle file naming a tool that is not evaluated is one clear line
+    stray = tmp_path / "stray.json"
+    stray.write_text(json.dumps({"tools": [{"type": "function", "function": {
+        "name": "teleport", "description": "x", "parameters": {"type": "object",
+                                                                "properties": {}}}}]}))
+    assert main(["eval", str(EXAMPLES / "tools.json"), "--queries", str(queries), "--oracle",
+                 str(stray), "--task-model", "fake", "-q"]) == 2
+    assert "teleport" in capsys.readouterr().err
