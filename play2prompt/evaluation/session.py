@@ -72,13 +72,18 @@ def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
 
 
 def load_oracle(path: str | Path, suite: EvalSuite) -> list[Tool]:
-    """The oracle docs: a tools file with the same tools as the suite and correct docs."""
+    """The oracle docs: a tools file with the same tools as the suite and correct docs (only
+    the docs are used, so its tools need no executors). A tool the suite does not evaluate is
+    an error, unless the suite takes a benchmark-wide oracle file; then it is ignored."""
     from play2prompt.tools.loading import load_tools
 
-    tools = load_tools(Path(path))
+    tools = load_tools(Path(path), check_executors=False)
     known = set(suite.tools) | {s.name for item in suite.items for s in item.specs}
     unknown = sorted(t.name for t in tools if t.name not in known)
-    if unknown:
+    if suite.oracle_covers_benchmark:
+        if len(unknown) == len(tools):
+            raise UserError(f"{path}: documents none of the evaluated tools")
+    elif unknown:
         raise UserError(f"{path}: tool(s) not in the evaluated tools: {', '.join(unknown)}")
     return tools
 

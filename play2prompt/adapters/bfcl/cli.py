@@ -36,6 +36,11 @@ def eval_command(
     task_model: str = typer.Option("embedded", help="Task model spec (M_T)"),
     mode: str = typer.Option("function-calling", help="function-calling | prompting"),
     prompts: Optional[str] = typer.Option(None, help="optimized prompts: runs/<id> or a run id"),
+    oracle: bool = typer.Option(
+        False, "--oracle", help="add an oracle side: hand-written correct docs of BFCL's "
+                                "functions (packaged), and the headroom the prompts recover"),
+    oracle_file: Optional[Path] = typer.Option(
+        None, "--oracle-file", help="oracle docs from this tools file (implies --oracle)"),
     demos: int = typer.Option(5, help="k demonstrations per tool from the run"),
     variant: str = typer.Option("full", help="full | desc-only | demo-only"),
     drop_param_desc: float = typer.Option(0.0, help="drop param docs with prob p (both sides)"),
@@ -50,7 +55,7 @@ def eval_command(
 ) -> None:
     """BFCL executable: baseline vs optimized prompts, checked by execution."""
     from play2prompt.adapters.bfcl.data import open_data
-    from play2prompt.adapters.bfcl.suite import load_suite, parse_categories
+    from play2prompt.adapters.bfcl.suite import load_suite, oracle_docs_path, parse_categories
     from play2prompt.cli._eval_common import execute_eval
 
     data, root = open_data(data_dir)
@@ -58,4 +63,5 @@ def eval_command(
     execute_eval(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
                  variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
                  temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
-                 max_concurrency=max_concurrency)
+                 max_concurrency=max_concurrency,
+                 oracle=oracle_file or (oracle_docs_path() if oracle else None))

@@ -30,6 +30,7 @@ MATCH_NAMES = {"exact_match": "exact", "real_time_match": "real_time",
 NETWORK_MODULE = "play2prompt.adapters.bfcl.network"
 REST_TOOL = "requests.get"
 REST_SKIP = "REST: sends live HTTP requests with API keys (use --online)"
+ORACLE_DOCS = "oracle_docs.json"
 
 
 def tool_name(bfcl_name: str) -> str:
@@ -152,7 +153,16 @@ def load_suite(data: BFCLData, root: Path, categories: Sequence[str] = CATEGORIE
                      f"queries" + (f" and {rest} REST queries" if rest else "")
                      + " that need the network (reasons below; --online runs them)")
     return EvalSuite("bfcl", items, skipped=skipped, categories=tuple(categories),
-                     require_exec=True, validate_schema=False, base_dir=root, notes=notes)
+                     require_exec=True, validate_schema=False, base_dir=root, notes=notes,
+                     oracle_covers_benchmark=True)
+
+
+def oracle_docs_path() -> Path:
+    """The packaged oracle docs (``oracle_docs.json``): hand-written correct docs of the
+    functions the offline exec questions show the task model, for ``--oracle``."""
+    from importlib.resources import files
+
+    return Path(str(files("play2prompt.adapters.bfcl") / ORACLE_DOCS))
 
 
 def optimization_tools(data: BFCLData, categories: Sequence[str] = EXEC_CATEGORIES,
