@@ -39,7 +39,8 @@ class OptimizeConfig:
     task_temperature: float = 0.0    # M_T at inference (paper: 0.001)
     task_mode: str = "function-calling"
     seed: int = 0
-    tool_timeout: float = 10.0
+    tool_timeout: float = 10.0       # seconds per tool execution (> 0)
+    observation_limit: int = 100_000  # characters kept of one tool output or error text
     patience: int | None = None      # early stop after this many rounds without improvement
     drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
     optimize_docs: bool = True       # Step 2 on/off
@@ -109,6 +110,11 @@ def validate(cfg: OptimizeConfig) -> None:
             raise UserError(f"{label} search needs width >= 1, expand >= 1, depth >= 0")
         if s.method not in ("beam", "mc"):
             raise UserError(f"search method must be 'beam' or 'mc', got {s.method!r}")
+    if not cfg.tool_timeout > 0:
+        raise UserError(f"tool_timeout must be more than 0 seconds, got {cfg.tool_timeout:g}")
+    if cfg.observation_limit < 100:
+        raise UserError(f"observation_limit must be at least 100 characters, got "
+                        f"{cfg.observation_limit}")
     if cfg.n_e < 1 or cfg.max_tries < 1:
         raise UserError("n_e and max_tries must be at least 1")
     if not 0.0 <= cfg.holdout < 1.0:

@@ -17,6 +17,7 @@ from play2prompt.lm._base import LM, TaggedLM
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.task_prompt import TaskPrompter
 from play2prompt.progress import NullReporter, Reporter
+from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.store.db import RunStore
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
@@ -40,6 +41,12 @@ class Engine:
     reporter: Reporter
     llm_grading: bool
 
+    @property
+    def scrubber(self) -> Scrubber:
+        """The run's scrubber: tool output or error text goes through ``scrubber.text(s,
+        limit)`` before it enters a doc, a demo or anything else that is published."""
+        return self.runtime.scrubber
+
     def for_tool(self, name: str) -> Engine:
         """A view whose LM calls are tagged with the tool's name (per-tool accounting)."""
         return replace(self, generator=_tag(self.generator, name),
@@ -62,8 +69,14 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
                  base_dir: Path | None = None, exec_ctx: ExecContext | None = None) -> Engine:
     """The engine over ``tools``; LLM grading (m2, m5) by default only when the generator
     can judge (:attr:`LM.can_judge`)."""
-    ctx = exec_ctx or ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
-                                  default_timeout=config.tool_timeout)
+    secrets = for_tools(tools)
+    if exec_ctx is None:
+        ctx = ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
+                          default_timeout=config.tool_timeout,
+                          observation_limit=config.observation_limit, scrubber=secrets)
+    else:
+        ctx = exec_ctx
+        ctx.scrubber = ctx.scrubber.merged(secrets)
     runtime = ToolRuntime(tools, ctx, store)
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,

@@ -37,7 +37,10 @@ def optimize_command(
     mode: Optional[str] = typer.Option(None, help="task model mode: function-calling|prompting"),
     patience: Optional[int] = typer.Option(None, help="early stop after N flat rounds"),
     drop_param_desc: Optional[float] = typer.Option(None, help="drop param docs with prob p"),
-    tool_timeout: Optional[float] = typer.Option(None, help="seconds per tool execution"),
+    tool_timeout: Optional[float] = typer.Option(None, help="seconds per tool execution (> 0)"),
+    observation_limit: Optional[int] = typer.Option(
+        None, help="characters kept of one tool output or error text (default 100000; the "
+                   "cut is marked with the full size)"),
     max_concurrency: Optional[list[str]] = typer.Option(
         None, "--max-concurrency", metavar="N|KIND=N",
         help="LLM requests in flight per model: N for every model, or per backend "
@@ -78,6 +81,7 @@ def optimize_command(
         doc_batch=doc_batch, holdout=holdout, demos_per_tool=demos_per_tool, seed=seed,
         llm_grading=llm_grading, task_mode=mode,
         patience=patience, drop_param_desc=drop_param_desc, tool_timeout=tool_timeout,
+        observation_limit=observation_limit,
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None)

@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from play2prompt.errors import UserError
 from play2prompt.lm._base import ChatRequest, Choice, Usage
+from play2prompt.store.blobs import pack, refs_in, unpack
 from play2prompt.store.meta import RunMeta
 from play2prompt.store.migrations import MIGRATIONS
 from play2prompt.tools.model import Invocation, Observation
@@ -31,19 +33,28 @@ class RunStore:
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
-        if read_only:
-            uri = f"file:{self.path}?mode=ro"
-            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self._lock = threading.RLock()
+        try:
+            self._conn = self._connect()
+            if read_only:
+                self._conn.execute("SELECT key FROM meta LIMIT 1").fetchall()
+            else:
+                self.migrate()
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path}: not a play2prompt run store ({exc})") from exc
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
+                                   check_same_thread=False)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False,
-                                         isolation_level=None, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        if not read_only:
-            self.migrate()
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.row_factory = sqlite3.Row
+        return conn
 
     @property
     def run_dir(self) -> Path:
@@ -162,23 +173,37 @@ class RunStore:
         return {r[0]: {"samples": r[1], "prompt_tokens": r[2] or 0,
                        "completion_tokens": r[3] or 0} for r in rows}
 
+    # -- large outputs, stored once (store/blobs.py) -----------------------------------------
+    def _put_blob(self, key: str, text: str) -> None:
+        self._exec("INSERT OR IGNORE INTO blobs VALUES (?,?,?)", (key, text, len(text)))
+
+    def _get_blob(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM blobs WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def _dump(self, value: Any) -> str:
+        return json.dumps(pack(value, self._put_blob), default=str)
+
+    def _load(self, text: str) -> Any:
+        return unpack(json.loads(text), self._get_blob)
+
     # -- tool executions ---------------------------------------------------------------------
     def get_execution(self, key: str) -> Observation | None:
         rows = self._query("SELECT observation FROM executions WHERE key = ?", (key,))
-        return Observation.from_dict(json.loads(rows[0][0])) if rows else None
+        return Observation.from_dict(self._load(rows[0][0])) if rows else None
 
     def put_execution(self, key: str, invocation: Invocation, obs: Observation) -> None:
         self._exec(
             "INSERT OR REPLACE INTO executions VALUES (?,?,?,?,?,?)",
             (key, invocation.name, json.dumps(invocation.to_dict()["arguments"]),
-             json.dumps(obs.to_dict()), int(obs.ok), time.time()),
+             self._dump(obs.to_dict()), int(obs.ok), time.time()),
         )
 
     def executions(self, tool: str) -> list[tuple[dict[str, Any], Observation]]:
         """A tool's executions: (arguments, observation), oldest first."""
         rows = self._query("SELECT arguments, observation FROM executions WHERE tool = ? "
                            "ORDER BY rowid", (tool,))
-        return [(json.loads(r[0]), Observation.from_dict(json.loads(r[1]))) for r in rows]
+        return [(json.loads(r[0]), Observation.from_dict(self._load(r[1]))) for r in rows]
 
     def execution_stats(self) -> dict[str, dict[str, int]]:
         rows = self._query("SELECT tool, SUM(ok), COUNT(*) FROM executions GROUP BY tool")
@@ -190,8 +215,8 @@ class RunStore:
                       payload: Mapping[str, Any]) -> None:
         self._exec(
             "INSERT OR REPLACE INTO candidates VALUES (?,?,?,?,?,?,?,?,?)",
-            (cid, tool, stage, iteration, parent, state, reward,
-             json.dumps(payload, default=str), time.time()),
+            (cid, tool, stage, iteration, parent, state, reward, self._dump(payload),
+             time.time()),
         )
 
     def candidates(self, tool: str | None = None, stage: str | None = None) -> list[dict]:
@@ -206,7 +231,7 @@ class RunStore:
         out = []
         for r in self._query(sql, tuple(params)):
             row = dict(r)
-            row["payload"] = json.loads(row["payload"])
+            row["payload"] = self._load(row["payload"])
             out.append(row)
         return out
 
@@ -224,6 +249,12 @@ class RunStore:
                 cur = self._conn.execute(sql + " ORDER BY rowid", params)
                 out[table] = {"columns": [d[0] for d in cur.description],
                               "rows": [list(r) for r in cur]}
+            keys = sorted({k for part in out.values() for row in part["rows"] for v in row
+                           if isinstance(v, str) for k in refs_in(v)})
+            cur = self._conn.execute(
+                f"SELECT * FROM blobs WHERE key IN ({', '.join('?' for _ in keys)})", keys)
+            out["blobs"] = {"columns": [d[0] for d in cur.description],
+                            "rows": [list(r) for r in cur]}
         return out
 
     def import_rows(self, data: Mapping[str, Mapping[str, list]]) -> int:
@@ -231,7 +262,7 @@ class RunStore:
         are (same key, same content: the log is content-addressed). Returns rows added."""
         added = 0
         with self.transaction():
-            for table in ("llm_calls", "executions", "candidates"):
+            for table in ("blobs", "llm_calls", "executions", "candidates"):
                 part = data.get(table)
                 if not part or not part["rows"]:
                     continue

@@ -74,4 +74,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         stats TEXT NOT NULL              -- JSON: wall_s, LLM calls, cache hits, tokens
     );
     """),
+    ("0004_blobs", """
+    CREATE TABLE blobs (                -- large tool outputs, stored once (store/blobs.py)
+        key TEXT PRIMARY KEY,            -- sha256 of the JSON text
+        value TEXT NOT NULL,             -- the output as JSON text
+        size INTEGER NOT NULL
+    );
+    """),
 ]

@@ -1,9 +1,11 @@
 """ToolRuntime: validate, execute and log tool invocations for a set of tools.
 
 Arguments are checked against the tool's JSON Schema first; a violation is a cheap ``schema``
-rejection and the tool is not run. Executions are logged in the run store and an invocation
-already seen (same tool, same arguments) is served from the log instead of being run again;
-identical invocations in flight at the same time share one execution.
+rejection and the tool is not run. Every observation is capped (``ExecContext.observation_limit``
+characters, the cut marked with the full size). Executions are logged in the run store and an
+invocation already seen (same tool, same arguments) is served from the log instead of being run
+again, unless it failed transiently (timeout, crash, unreachable, 5xx: tried again); identical
+invocations in flight at the same time share one execution.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from play2prompt.scrub import Scrubber
 from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
 from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.observations import cap, is_transient
 from play2prompt.tools.validate import validation_errors
 
 
@@ -27,6 +31,11 @@ class ToolRuntime:
         self.executions = 0  # real executions (not served from the log)
         self.cache_hits = 0  # served from the log or shared with an identical one in flight
         self._inflight: dict[str, asyncio.Future[Observation]] = {}
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """The run's scrubber (what tools said, fit to publish)."""
+        return self.ctx.scrubber
 
     def tool(self, name: str) -> Tool:
         return self.tools[name]
@@ -56,7 +65,7 @@ class ToolRuntime:
         key = invocation.key()
         if self.store is not None:
             cached = self.store.get_execution(key)
-            if cached is not None:
+            if cached is not None and not is_transient(cached):
                 self.cache_hits += 1
                 return cached
         pending = self._inflight.get(key)
@@ -67,7 +76,8 @@ class ToolRuntime:
         self._inflight[key] = future
         try:
             executor = self.executor(invocation.name)
-            obs = await executor.aexecute(dict(invocation.arguments), timeout)
+            obs = cap(await executor.aexecute(dict(invocation.arguments), timeout),
+                      self.ctx.observation_limit)
             self.executions += 1
             if self.store is not None:
                 self.store.put_execution(key, invocation, obs)

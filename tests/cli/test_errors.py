@@ -80,3 +80,11 @@ def test_bare_list_with_module(tmp_path, capsys):
     assert code == 0, err
     result = json.loads(next((tmp_path / "runs").glob("*/result.json")).read_text())
     assert result["tools"]["loan_payment"]["stats"]["valid_invocations"] > 0
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_tool_timeout_must_be_positive(tmp_path, capsys, value):
+    code, err = run(capsys, "optimize", str(EXAMPLES / "tools.json"), "--generator", "fake",
+                    "--tool-timeout", value, "--runs-dir", str(tmp_path / "runs"), "-q")
+    assert code == 2 and "tool_timeout must be more than 0 seconds" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "runs").exists()

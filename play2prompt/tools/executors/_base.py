@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError
+from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Observation, Tool
+from play2prompt.tools.observations import DEFAULT_LIMIT
 
 ENTRY_POINT_GROUP = "play2prompt.executors"
 
@@ -51,13 +53,17 @@ class ToolCallError(Exception):
 @dataclass
 class ExecContext:
     """What executors may need besides their spec: where paths are relative to, an LM for
-    simulated APIs, the run store, and shared resources (worker processes) to close at the end."""
+    simulated APIs, the run store, shared resources (worker processes) to close at the end, the
+    bound on one observation (characters) and the run's scrubber (its secrets: whatever
+    publishes tool output or error text passes it through ``scrubber.text``/``.value``)."""
 
     base_dir: Path = field(default_factory=Path.cwd)
     lm: Any = None
     store: Any = None
     default_timeout: float = 10.0
     resources: dict[str, Any] = field(default_factory=dict)
+    observation_limit: int | None = DEFAULT_LIMIT
+    scrubber: Scrubber = field(default_factory=Scrubber)
 
     def close(self) -> None:
         for res in list(self.resources.values()):

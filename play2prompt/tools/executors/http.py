@@ -3,7 +3,8 @@
 Arguments named in ``{placeholders}`` of the URL fill the path; the rest go to the query string
 (GET, DELETE) or a JSON body (POST, PUT, PATCH), unless ``"body": "query"|"json"|"form"`` says
 otherwise. ``${VAR}`` in header values is read from the environment. A JSON response is parsed;
-an HTTP status >= 400 or a connection failure is an error observation, never an exception.
+an HTTP status >= 400 or a connection failure is an error observation, never an exception
+(``http`` for 4xx, ``http_5xx`` for 5xx, ``unavailable``, ``timeout``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ class HttpExecutor(Executor):
             reason = str(exc.args[0]) if exc.args else "connection failed"
             raise ToolCallError(f"cannot reach {url}: {reason[:200]}", "unavailable") from exc
         if resp.status_code >= 400:
-            raise ToolCallError(f"HTTP {resp.status_code} from {url}: {resp.text[:300]}", "http")
+            kind = "http_5xx" if resp.status_code >= 500 else "http"
+            raise ToolCallError(f"HTTP {resp.status_code} from {url}: {resp.text[:300]}", kind)
         if "json" in resp.headers.get("content-type", ""):
             try:
                 return resp.json()
