@@ -87,7 +87,8 @@ def optimize(
 
     ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
     tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
-    ``resume``, redo every tool from the run's log (logged calls are free)."""
+    ``resume``, redo every tool from the run's log (logged calls are free). Returns the
+    published result (scrubbed, as written to ``result.json``)."""
     store, tools, config, generator, task_model, base_dir = _open_store(
         tools, generator, task_model, config, runs_dir, run_id, resume, label, base_dir)
     if recompute:
@@ -121,9 +122,8 @@ def optimize(
     store.set_meta(Meta.LAST_STATS, stats)
     store.add_session(stats)
     result = RunResult(store.get_meta(Meta.RUN_ID), store.run_dir, results, config.to_dict(), stats)
-    result.write()
     pool.close()
-    return result
+    return result.write(engine.scrubber)
 
 
 def _record_start(store: RunStore, config: OptimizeConfig, tools: Sequence[Tool],

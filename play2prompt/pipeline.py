@@ -25,6 +25,7 @@ from play2prompt.method.example_search import distinct_examples, search_examples
 from play2prompt.results import ToolResult
 from play2prompt.store.meta import Meta
 from play2prompt.tools.model import Tool
+from play2prompt.tools.observations import is_transient
 
 
 def tool_budget(config: OptimizeConfig) -> int:
@@ -43,7 +44,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     history = search.history
     demos = select_demos(history, cfg.demos_per_tool)
     examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
-    errors = [e for p in space.plays for e in p.errors()]
+    errors = tool_errors(space.plays, eng)
     doc_stopped = False
     if cfg.optimize_docs:
         outcome = await search_doc(tool, eng, examples, errors)
@@ -78,6 +79,20 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     eng.store.put_result(tool.name, result.to_dict())
     eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, {len(demos)} demos")
     return result
+
+
+ERROR_TEXT_LIMIT = 300  # characters of one error message that may enter a doc
+
+
+def tool_errors(plays: Sequence[Any], engine: Engine) -> list[str]:
+    """What the tool itself said about play's failed calls, scrubbed and bounded; transient
+    failures (timeouts, crashes, unreachable servers, 5xx) say nothing about it and are left
+    out."""
+    return [engine.scrubber.text(a.observation.error or "", ERROR_TEXT_LIMIT)
+            for p in plays for a in p.attempts
+            if a.invocation is not None and not a.observation.ok
+            and a.observation.error_type not in ("duplicate", "parse")
+            and not is_transient(a.observation)]
 
 
 async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:

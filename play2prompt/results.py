@@ -4,6 +4,11 @@
 the verified demonstrations and the scores; ``tools.optimized.json`` is a tools.json with the
 optimized docs applied (usable as is by ``p2p optimize`` / ``p2p eval``). Exporters, servers and
 evaluations read these through :func:`load_run_result`.
+
+Both files are published: they are written through the run's scrubber (:mod:`play2prompt.scrub`:
+the secrets of the tools' executors and anything shaped like a secret), and
+:func:`load_run_result` scrubs again what it reads, so nothing that reads a run's result can
+read around the scrubber (the run store keeps the raw observations: it is the resume log).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from play2prompt.errors import UserError
 from play2prompt.method.task_prompt import Demo
+from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.tools.model import Tool, ToolDoc
 
 RESULT_FILE = "result.json"
@@ -85,12 +91,32 @@ class RunResult:
         return {"run_id": self.run_id, "config": dict(self.config), "stats": dict(self.stats),
                 "tools": {n: r.to_dict() for n, r in self.tools.items()}}
 
-    def write(self) -> None:
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], run_dir: Path) -> RunResult:
+        tools = {n: ToolResult.from_dict(r) for n, r in data["tools"].items()}
+        return cls(data.get("run_id", run_dir.name), run_dir, tools, data.get("config", {}),
+                   data.get("stats", {}))
+
+    def scrubber(self, extra: Scrubber | None = None) -> Scrubber:
+        """The run's scrubber: its tools' secrets (read from the environment), plus ``extra``."""
+        own = for_tools(self.original_tools())
+        return own.merged(extra) if extra is not None else own
+
+    def published(self, scrubber: Scrubber | None = None) -> RunResult:
+        """This result as it may be published: every text through the run's scrubber."""
+        clean = self.scrubber(scrubber).value(json.loads(json.dumps(self.to_dict(),
+                                                                    default=str)))
+        return RunResult.from_dict(clean, self.run_dir)
+
+    def write(self, scrubber: Scrubber | None = None) -> RunResult:
+        """Write ``result.json`` and ``tools.optimized.json`` (scrubbed); the published result."""
+        public = self.published(scrubber)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / RESULT_FILE).write_text(json.dumps(self.to_dict(), indent=2,
+        (self.run_dir / RESULT_FILE).write_text(json.dumps(public.to_dict(), indent=2,
                                                            default=str) + "\n")
-        optimized = {"tools": [t.to_dict() for t in self.optimized_tools()]}
+        optimized = {"tools": [t.to_dict() for t in public.optimized_tools()]}
         (self.run_dir / OPTIMIZED_TOOLS_FILE).write_text(json.dumps(optimized, indent=2) + "\n")
+        return public
 
 
 def load_run_result(ref: str | Path, runs_dir: Path | None = None) -> RunResult:
@@ -102,7 +128,9 @@ def load_run_result(ref: str | Path, runs_dir: Path | None = None) -> RunResult:
     if not path.is_file():
         raise UserError(f"run {run_dir.name!r} has no {RESULT_FILE} (not finished? "
                         f"resume it with p2p optimize --resume {run_dir.name})")
-    data = json.loads(path.read_text())
-    tools = {n: ToolResult.from_dict(r) for n, r in data["tools"].items()}
-    return RunResult(data.get("run_id", run_dir.name), run_dir, tools, data.get("config", {}),
-                     data.get("stats", {}))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return RunResult.from_dict(data, run_dir).published()
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UserError(f"{path}: not a result file play2prompt can read "
+                        f"({type(exc).__name__}: {exc})") from exc

@@ -128,12 +128,15 @@ def bound(text: str, limit: int | None) -> str:
 
 
 def env_refs(obj: Any) -> list[str]:
-    """The names of the environment variables referenced as ``${NAME}`` anywhere in ``obj``."""
+    """The names of the environment variables an executor spec lets a tool see: referenced as
+    ``${NAME}`` anywhere, or listed by name in an ``env`` list (a Python executor's)."""
     found: list[str] = []
     if isinstance(obj, str):
         found.extend(_ENV_REF.findall(obj))
     elif isinstance(obj, Mapping):
         for k, v in obj.items():
+            if k == "env" and isinstance(v, (list, tuple)):
+                found.extend(str(n) for n in v if isinstance(n, str))
             found.extend(env_refs(k))
             found.extend(env_refs(v))
     elif isinstance(obj, (list, tuple)):

@@ -68,13 +68,14 @@ def test_secrets_of_executor_specs():
             "Authorization": "Bearer ${MY_TOKEN}", "X-Api-Key": "literal-key-1",
             "Accept": "application/json"}}},
         {"mcp": {"command": "python", "env": {"KEY": "from-env-flag", "REF": "${OTHER}"}}},
-        {"python": "tools.py:f"},
+        {"python": {"function": "tools.py:f", "env": ["LISTED"]}},
     ]
-    assert env_refs(specs) == ["MY_TOKEN", "OTHER"]
+    assert env_refs(specs) == ["MY_TOKEN", "OTHER", "LISTED"]
     assert sorted(spec_secrets(specs)) == ["from-env-flag", "literal-key-1", "pw12345"]
-    s = for_specs(specs, environ={"MY_TOKEN": TOKEN, "OTHER": "other-secret", "UNUSED": "zzzz"})
-    text = f"{TOKEN} other-secret from-env-flag literal-key-1 zzzz application/json"
-    assert s.text(text) == f"{REDACTED} {REDACTED} {REDACTED} {REDACTED} zzzz application/json"
+    s = for_specs(specs, environ={"MY_TOKEN": TOKEN, "OTHER": "other-secret", "UNUSED": "zzzz",
+                                  "LISTED": "listed-secret"})
+    text = f"{TOKEN} other-secret from-env-flag literal-key-1 listed-secret zzzz text/plain"
+    assert s.text(text) == " ".join([REDACTED] * 5) + " zzzz text/plain"
 
 
 def test_merged_knows_both():

@@ -4,6 +4,11 @@ An exporter sees the run's tools already prepared by :func:`prepare`: each with 
 documentation applied (optimized, or the original D0 with ``original=True``) and at most ``k``
 demonstrations. How demos travel is the exporter's business: a separate field (a system-prompt
 snippet, MCP resources, docstring examples) or, with ``demos_inline``, inside the description.
+
+Every export is published: the run goes through its scrubber first
+(:meth:`~play2prompt.results.RunResult.published`) and the exporter's output once more at the
+end (every string of a JSON document, the whole text of the others), so no exporter, built-in
+or third-party, can write a secret the scrubber knows or recognises.
 """
 
 from __future__ import annotations
@@ -104,7 +109,8 @@ class Exporter(ABC):
 
     def export(self, run: RunResult, options: ExportOptions | None = None) -> str:
         options = options or ExportOptions()
-        return self.render(prepare(run, options), run, options)
+        public = run.published()
+        return public.scrubber().text(self.render(prepare(public, options), public, options))
 
     @abstractmethod
     def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
@@ -117,9 +123,13 @@ class JsonExporter(Exporter):
     suffix = ".json"
     media_type = "application/json"
 
-    def document(self, run: RunResult, options: ExportOptions | None = None) -> dict[str, Any]:
+    def document(self, run: RunResult, options: ExportOptions | None = None) -> Any:
         options = options or ExportOptions()
-        return self.build(prepare(run, options), run, options)
+        public = run.published()
+        return public.scrubber().value(self.build(prepare(public, options), public, options))
+
+    def export(self, run: RunResult, options: ExportOptions | None = None) -> str:
+        return json.dumps(self.document(run, options), indent=2, ensure_ascii=False) + "\n"
 
     @abstractmethod
     def build(self, tools: Sequence[ExportTool], run: RunResult,

@@ -5,6 +5,8 @@ when executed, the best example reward and the doc score per iteration (from the
 table), and tool play's invocation success rate. For the run: its cost over every session
 (calls, tokens, wall time, cache hits) and the evaluations that used its prompts (recorded in
 its own store by ``p2p sweep``, or ``runs/eval-*`` folders whose ``prompts`` is the run).
+Everything is scrubbed: the result as :func:`load_run_result` reads it, the rest with the same
+scrubber (the store keeps raw outputs).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import Any
 
 from play2prompt.jsonutil import canonical
 from play2prompt.results import RunResult, ToolResult, load_run_result
+from play2prompt.scrub import Scrubber
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.runs import resolve_run
 from play2prompt.tools.model import Invocation, Observation
+from play2prompt.tools.observations import cap
 
 
 @dataclass(frozen=True)
@@ -59,15 +63,23 @@ def best_per_iteration(rows: Sequence[Mapping[str, Any]]) -> tuple[float | None,
     return tuple(best.get(i) for i in range(max(best) + 1)) if best else ()
 
 
-def _outputs(store: RunStore, tool: str, calls: Sequence[Invocation]
+OUTPUT_LIMIT = 2000  # characters of one executed output shown in the report
+
+
+def _outputs(store: RunStore, tool: str, calls: Sequence[Invocation], scrubber: Scrubber
              ) -> tuple[Observation | None, ...]:
+    """The outputs the demos' calls gave, as logged (raw), scrubbed and bounded."""
     known = {canonical(args): obs for args, obs in store.executions(tool)}
-    return tuple(known.get(canonical(dict(c.arguments))) for c in calls)
+    found = (known.get(canonical(dict(c.arguments))) for c in calls)
+    return tuple(None if obs is None else Observation.from_dict(
+        scrubber.value(cap(obs, OUTPUT_LIMIT).to_dict())) for obs in found)
 
 
-def tool_view(store: RunStore, result: ToolResult) -> ToolView:
-    demos = tuple(DemoView(d.query, d.calls, _outputs(store, result.name, d.calls), d.answer)
-                  for d in result.demos)
+def tool_view(store: RunStore, result: ToolResult, scrubber: Scrubber | None = None
+              ) -> ToolView:
+    scrubber = scrubber or Scrubber()
+    demos = tuple(DemoView(d.query, d.calls, _outputs(store, result.name, d.calls, scrubber),
+                           d.answer) for d in result.demos)
     examples = best_per_iteration(store.candidates(result.name, "example"))
     docs = best_per_iteration(store.candidates(result.name, "doc"))
     stats = result.stats
@@ -121,14 +133,18 @@ def attached_evals(store: RunStore, run_id: str, runs_dir: Path) -> list[dict[st
 
 
 def collect(ref: str | Path, runs_dir: Path | None = None) -> RunReport:
+    """What the report shows. The result is read scrubbed (:func:`load_run_result`); what
+    comes from the store (logged outputs, meta, evaluations) goes through the same scrubber."""
     run_dir = resolve_run(ref, runs_dir)
     result = load_run_result(run_dir)
+    scrubber = result.scrubber()
     store = RunStore(run_dir / DB_NAME, read_only=True)
     try:
-        meta = store.all_meta()
-        tools = [tool_view(store, r) for r in result.tools.values()]
+        meta = scrubber.value(store.all_meta())
+        tools = [tool_view(store, r, scrubber) for r in result.tools.values()]
         cost = run_cost(store, result)
-        evals = attached_evals(store, result.run_id, Path(runs_dir or run_dir.parent))
+        evals = scrubber.value(attached_evals(store, result.run_id,
+                                              Path(runs_dir or run_dir.parent)))
     finally:
         store.close()
     return RunReport(result.run_id, run_dir, meta, tools, cost, evals)

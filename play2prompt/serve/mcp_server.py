@@ -5,7 +5,8 @@ arguments validated against the schema first, a bad call is an error result, nev
 An agent connected to it gets the optimized docs without changing anything else. Demos are
 served as resources ``p2p://demos/<tool>`` (``demos="resources"``), appended to the
 descriptions (``"description"``), or left out (``"none"``). Transports: stdio (default) or
-streamable HTTP bound to loopback. Needs the ``mcp`` extra (the official SDK, version 2).
+streamable HTTP bound to loopback. Every answer (descriptions, schemas, demos, tool outputs and
+errors) goes through the run's scrubber. Needs the ``mcp`` extra (the official SDK, version 2).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from play2prompt.emit._base import ExportTool, task_mode
 from play2prompt.emit.mcp import DEMOS_URI, demo_records
 from play2prompt.errors import UserError, require
 from play2prompt.results import RunResult
+from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.runtime import ToolRuntime
@@ -36,12 +38,13 @@ class ServedTools:
     tools: tuple[ExportTool, ...]
     demo_mode: str = "resources"
     skipped: tuple[str, ...] = ()   # run tools absent from the given tools file
+    scrubber: Scrubber = field(default_factory=Scrubber)  # every answer goes through it
 
     def by_name(self) -> dict[str, ExportTool]:
         return {t.name: t for t in self.tools}
 
     def description(self, tool: ExportTool) -> str:
-        return tool.description(inline=self.demo_mode == "description")
+        return self.scrubber.text(tool.description(inline=self.demo_mode == "description"))
 
     def runtime_tools(self) -> list[Tool]:
         return [t.tool for t in self.tools]
@@ -68,7 +71,7 @@ def served_tools(run: RunResult, tools: Sequence[Tool] | None = None,
         out.append(ExportTool(tool.with_doc(result.doc), result, kept, mode))
     names = {t.name for t in source}
     skipped = tuple(n for n in run.tools if n not in names)
-    return ServedTools(tuple(out), demo_mode, skipped)
+    return ServedTools(tuple(out), demo_mode, skipped, run.scrubber(for_tools(source)))
 
 
 def _bare_result(tool: Tool) -> Any:
@@ -77,15 +80,17 @@ def _bare_result(tool: Tool) -> Any:
     return ToolResult(tool.name, tool, tool.doc)
 
 
-def observation_result(obs: Observation) -> Any:
-    """An MCP ``CallToolResult`` for a tool's observation (errors flagged ``is_error``)."""
+def observation_result(obs: Observation, scrubber: Scrubber | None = None) -> Any:
+    """An MCP ``CallToolResult`` for a tool's observation (errors flagged ``is_error``), its
+    texts through ``scrubber``."""
     import mcp_types as types
 
+    scrubber = scrubber or Scrubber()
     if not obs.ok:
-        text = f"{obs.error_type}: {obs.error}"
+        text = scrubber.text(f"{obs.error_type}: {obs.error}")
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=True)
-    output = obs.output
+    output = scrubber.value(obs.output)
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
     structured = output if isinstance(output, dict) else None
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
@@ -106,11 +111,12 @@ def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2pr
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, description=served.description(t),
-                       input_schema=dict(t.tool.parameters)) for t in tools.values()])
+                       input_schema=served.scrubber.value(dict(t.tool.parameters)))
+            for t in tools.values()])
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         obs = await runtime.run(Invocation(params.name, dict(params.arguments or {})))
-        return observation_result(obs)
+        return observation_result(obs, served.scrubber)
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[
@@ -122,7 +128,8 @@ def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2pr
         tool = resources.get(str(params.uri))
         if tool is None:
             raise MCPError(-32602, f"no resource {params.uri!s}")
-        text = json.dumps(demo_records(tool), ensure_ascii=False, indent=2)
+        text = json.dumps(served.scrubber.value(demo_records(tool)), ensure_ascii=False,
+                          indent=2)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=str(params.uri), mime_type="application/json", text=text)])
 
@@ -153,7 +160,7 @@ def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
                host: str = "127.0.0.1", port: int = 8701) -> None:
     """Serve until the client disconnects (stdio) or until interrupted (HTTP)."""
     _check_sdk()
-    ctx = ExecContext(base_dir=base_dir)
+    ctx = ExecContext(base_dir=base_dir, scrubber=served.scrubber)
     runtime = ToolRuntime(served.runtime_tools(), ctx, store=None)
     server = build_server(served, runtime)
     try:
