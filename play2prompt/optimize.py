@@ -13,9 +13,10 @@ up where it stopped.
 from __future__ import annotations
 
 import importlib
+import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,17 @@ from play2prompt.lm.registry import LMPool
 from play2prompt.pipeline import Launch, ToolRunner
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult
-from play2prompt.store.db import RunStore
-from play2prompt.store.meta import Meta, Status
-from play2prompt.store.runs import create_run, open_run
+from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.lock import RunLock
+from play2prompt.store.meta import EVAL_KIND, Meta, Status
+from play2prompt.store.runs import (
+    check_run_id,
+    create_run,
+    default_runs_dir,
+    new_run_id,
+    resolve_run,
+    unfinished_hint,
+)
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import parse_tools
 from play2prompt.tools.model import Tool
@@ -44,24 +53,81 @@ RUNNERS: dict[str, str] = {
 }
 
 
-def _open_store(tools: Sequence[Tool] | None, generator: str | LM, task_model: str | LM | None,
-                config: OptimizeConfig | None, runs_dir: Path | None, run_id: str | None,
-                resume: str | None, label: str, base_dir: Path | None) -> tuple:
-    """A new run's store, or the resumed run's store with what it recorded at its start."""
+@dataclass
+class _Opened:
+    """A run ready to start: its store (locked for this process), what it optimizes, with what."""
+
+    store: RunStore
+    lock: RunLock
+    tools: list[Tool]
+    config: OptimizeConfig
+    pool: LMPool
+    gen: LM
+    task: LM
+    docgen: LM
+    models: dict[str, Any]       # the specs (or LM objects) as given or recorded
+    base_dir: Path | None
+
+
+def _models(pool: LMPool, generator: str | LM, task_model: str | LM | None,
+            doc_generator: str | LM | None) -> tuple[LM, LM, LM]:
+    gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
+        generator)
+    return gen, _resolve(pool, task_model, gen), _resolve(pool, doc_generator, gen)
+
+
+def _open(tools: Sequence[Tool] | None, generator: str | LM, task_model: str | LM | None,
+          doc_generator: str | LM | None, config: OptimizeConfig | None,
+          runs_dir: Path | None, run_id: str | None, resume: str | None, label: str,
+          base_dir: Path | None) -> _Opened:
+    """Lock and open the resumed run; or build the models and only then create the new run's
+    folder (a bad model spec leaves nothing behind)."""
     if resume:
-        store = open_run(resume, runs_dir)
-        limits = config.max_concurrency if config is not None else None
-        tools, config, generator, task_model, base_dir = _resumed(store, generator, task_model,
-                                                                  base_dir)
-        if limits is not None:  # how hard to push the backends may change between sessions
-            config = replace(config, max_concurrency=limits)
-        return store, tools, config, generator, task_model, base_dir
-    if not tools:
-        raise ValueError("optimize() needs tools or resume=")
-    config = config or preset("default")
-    store = create_run(runs_dir, label, run_id)
-    tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
-    return store, tools, config, generator, task_model, base_dir
+        run_dir = resolve_run(resume, runs_dir)
+        lock = RunLock.acquire(run_dir)
+        try:
+            store = RunStore(run_dir / DB_NAME)
+            limits = config.max_concurrency if config is not None else None
+            tools, config, generator, task_model, base_dir = _resumed(store, generator,
+                                                                      task_model, base_dir)
+            if limits is not None:  # how hard to push the backends may change between sessions
+                config = replace(config, max_concurrency=limits)
+            pool = LMPool(log=store, max_concurrency=config.max_concurrency)
+            gen, task, docgen = _models(pool, generator, task_model, doc_generator)
+        except BaseException:
+            lock.release()
+            raise
+    else:
+        if not tools:
+            raise ValueError("optimize() needs tools or resume=")
+        run_id = check_run_id(run_id) if run_id else new_run_id(label)
+        config = config or preset("default")
+        tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
+        pool = LMPool(max_concurrency=config.max_concurrency)
+        gen, task, docgen = _models(pool, generator, task_model, doc_generator)
+        store, lock = _create(Path(runs_dir or default_runs_dir()), label, run_id)
+        try:
+            _record_start(store, config, tools, generator, task_model, gen, task, base_dir)
+        except BaseException:
+            lock.release()
+            raise
+        pool.attach(store)
+    models = {"generator": generator, "task_model": task_model, "doc_generator": doc_generator}
+    return _Opened(store, lock, list(tools), config, pool, gen, task, docgen, models, base_dir)
+
+
+def _create(runs_dir: Path, label: str, run_id: str) -> tuple[RunStore, RunLock]:
+    """The new run's store, its folder locked by this process."""
+    run_dir = runs_dir / run_id
+    existed = run_dir.exists()
+    lock = RunLock.acquire(run_dir)
+    try:
+        return create_run(runs_dir, label, run_id), lock
+    except BaseException:
+        lock.release()
+        if not existed:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
 
 
 def optimize(
@@ -87,27 +153,32 @@ def optimize(
 
     ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
     tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
-    ``resume``, redo every tool from the run's log (logged calls are free). Returns the
+    ``resume``, redo every tool from the run's log (logged calls are free). One process at a
+    time works on a run (a second one is refused, naming the first one's pid). Returns the
     published result (scrubbed, as written to ``result.json``)."""
-    store, tools, config, generator, task_model, base_dir = _open_store(
-        tools, generator, task_model, config, runs_dir, run_id, resume, label, base_dir)
+    run = _open(tools, generator, task_model, doc_generator, config, runs_dir, run_id, resume,
+                label, base_dir)
+    try:
+        return _optimize(run, metaprompts_dir, reporter, exec_ctx, executor, ray_address,
+                         recompute)
+    finally:
+        run.pool.close()
+        run.lock.release()
+
+
+def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Reporter | None,
+              exec_ctx: ExecContext | None, executor: str, ray_address: str | None,
+              recompute: bool) -> RunResult:
+    store, config, tools, base_dir = run.store, run.config, run.tools, run.base_dir
     if recompute:
         store.clear_results()
-    pool = LMPool(log=store, max_concurrency=config.max_concurrency)
-    gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
-        generator)
-    task = _resolve(pool, task_model, gen)
-    docgen = _resolve(pool, doc_generator, gen)
-    if not resume:
-        _record_start(store, config, tools, generator, task_model, gen, task, base_dir)
     store.set_meta(Meta.STATUS, Status.RUNNING)
-    engine = build_engine(tools, store, config, generator=gen, task_model=task,
-                          doc_generator=docgen, metaprompts_dir=metaprompts_dir,
+    engine = build_engine(tools, store, config, generator=run.gen, task_model=run.task,
+                          doc_generator=run.docgen, metaprompts_dir=metaprompts_dir,
                           reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
     start = time.perf_counter()
-    launch = Launch({"generator": generator, "task_model": task_model,
-                     "doc_generator": doc_generator}, pool.max_concurrency, metaprompts_dir,
-                    base_dir, ray_address)
+    launch = Launch(run.models, run.pool.max_concurrency, metaprompts_dir, base_dir,
+                    ray_address)
     try:
         results, workers = runner(executor)(tools, engine, launch)
     except BaseException as exc:
@@ -117,12 +188,11 @@ def optimize(
     finally:
         engine.runtime.close()
     wall = time.perf_counter() - start
-    stats = run_stats(store, pool, wall, engine.runtime, workers)
+    stats = run_stats(store, run.pool, wall, engine.runtime, workers)
     store.set_meta(Meta.STATUS, Status.DONE)
     store.set_meta(Meta.LAST_STATS, stats)
     store.add_session(stats)
     result = RunResult(store.get_meta(Meta.RUN_ID), store.run_dir, results, config.to_dict(), stats)
-    pool.close()
     return result.write(engine.scrubber)
 
 
@@ -144,6 +214,8 @@ def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | 
     """What a resumed run was started with: its tools, config and model specs (live LM
     objects passed by the caller win over the recorded specs)."""
     meta = store.run_meta()
+    if meta.kind == EVAL_KIND or not (meta.config and meta.tools):
+        raise UserError(f"{unfinished_hint(store.run_dir)} (nothing to resume)")
     config = OptimizeConfig.from_dict(meta.config)
     tools = parse_tools(meta.tools, source=f"run {meta.run_id}")
     specs = meta.models

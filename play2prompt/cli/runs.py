@@ -29,11 +29,12 @@ def list_command(runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DI
 def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR")
                  ) -> None:
     """Show a run: config, per-tool results and cost."""
-    from play2prompt.store.runs import open_run
+    from play2prompt.store.runs import open_run, shown_status
 
     store = open_run(run, runs_dir, read_only=True)
     meta = store.all_meta()
-    console.print(f"run {meta.get(Meta.RUN_ID)} ({meta.get(Meta.STATUS)}), created "
+    status = shown_status(store.run_dir, store.run_meta())
+    console.print(f"run {meta.get(Meta.RUN_ID)} ({status}), created "
                   f"{meta.get(Meta.CREATED)}")
     console.print(f"models: {meta.get(Meta.MODELS)}")
     rows = []

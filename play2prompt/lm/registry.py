@@ -125,6 +125,13 @@ class LMPool:
             self._lms[key] = lm
         return self._lms[key]
 
+    def attach(self, log: CallLog) -> None:
+        """Log to ``log`` from now on (models built before the run's store existed)."""
+        self.log = log
+        for lm in self._lms.values():
+            if lm.log is None:
+                lm.with_log(log)
+
     def add(self, spec: str, lm: LM) -> LM:
         self._lms[spec] = lm.with_log(self.log) if lm.log is None else lm
         return self._lms[spec]
