@@ -100,7 +100,7 @@ def _parse_entry(entry: Any, index: int, source: str, module: str | None) -> Too
 
 def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
     """Fail early, on one line, for a missing executor, an unknown kind or an unknown module."""
-    from play2prompt.tools.executors.python import check_importable
+    from play2prompt.tools.executors.python import check_importable, check_spec
 
     known = available_executors()
     for tool in tools:
@@ -115,8 +115,8 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
             ServerSpec.from_conf(tool.executor["mcp"], base_dir,  # type: ignore[index]
                                  f"tool {tool.name!r}: executor 'mcp'")
         if kind == "python":
-            target = tool.executor["python"]  # type: ignore[index]
-            ref = target if isinstance(target, str) else target.get("function", "")
+            ref = check_spec(tool.executor["python"],  # type: ignore[index]
+                             f"tool {tool.name!r}: executor 'python'")
             try:
                 check_importable(ref, base_dir)
             except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix

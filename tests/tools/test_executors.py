@@ -56,6 +56,7 @@ def test_exception_and_crash(ctx):
     die = make_executor(_tool("die", {"python": "slow_tools.py:die"}), ctx)
     obs = die.execute({})
     assert not obs.ok and obs.error_type == "crash"
+    assert obs.error.startswith("tool process died (exit code 3)")
     assert boom.execute({}).error_type == "exception"    # a fresh worker took over
 
 

@@ -1,29 +1,45 @@
-"""Python callables: ``{"python": "module:function"}`` or ``{"python": "tools.py:function"}``.
+"""Python callables: ``{"python": "module:function"}`` or ``{"python": "tools.py:function"}``,
+or the long form ``{"python": {"function": "tools.py:function", "env": [...], "workers": N}}``.
 
 Isolation (``"isolation"`` in the spec):
 
-- ``process`` (default): the function runs in a child process shared by the tools of one run;
-  a call past its timeout kills the child and becomes a ``timeout`` observation, a crash becomes
-  a ``crash`` observation.
-- ``thread``: runs in a daemon thread; a hung call is abandoned after the timeout (cheap, for
-  trusted pure functions such as benchmark functions).
+- ``process`` (default): the function runs in a child process of its own tool (a pool of
+  ``workers``, default 1, started with ``python -m``: the caller's ``__main__`` is never
+  imported again); a call past its timeout kills its child and becomes a ``timeout``
+  observation, a crash becomes a ``crash`` observation naming the exit code or signal. One tool
+  that hangs does not hold the others. The child sees a minimal environment (``PATH``, ``HOME``,
+  the locale, temporary folders, Python's own variables: ``_worker.BASE_ENV``) plus what ``env``
+  lists: names of variables to pass on, or a mapping of names to values (``${NAME}`` read from
+  the environment).
+- ``thread``: runs in a daemon thread of this process (full environment); a hung call is
+  abandoned after the timeout (cheap, for trusted pure functions such as benchmark functions).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import Executor, ToolCallError
-from play2prompt.tools.executors._worker import ProcessWorker, resolve_callable
+from play2prompt.tools.executors._worker import WorkerPool, resolve_callable, tool_env
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_KEYS = {"function", "env", "workers"}
 
 
 class PythonExecutor(Executor):
     def __init__(self, tool: Any, spec: Any, ctx: Any) -> None:
         super().__init__(tool, spec, ctx)
         target = spec["python"]
-        self.ref = target if isinstance(target, str) else target.get("function", "")
+        conf = target if isinstance(target, Mapping) else {"function": target}
+        self.ref = str(conf.get("function", ""))
+        self.env = conf.get("env") or ()
+        self.workers = int(conf.get("workers", 1))
         base = Path(ctx.base_dir).resolve()
         self.search_paths = [str(Path.cwd()), str(base), str(base.parent)]
         self.isolation = spec.get("isolation", "process")
@@ -31,8 +47,16 @@ class PythonExecutor(Executor):
             raise ToolCallError(f"unknown isolation {self.isolation!r}")
         self._fn: Any = None
 
-    def _worker(self) -> ProcessWorker:
-        return self.ctx.resources.setdefault("python-worker", ProcessWorker())
+    def _worker(self) -> WorkerPool:
+        key = f"python-workers:{self.tool.name}"
+        pool = self.ctx.resources.get(key)
+        if pool is None:
+            env = self.env
+            if isinstance(env, Mapping):
+                env = {k: _ENV_REF.sub(lambda m: os.environ.get(m.group(1), ""), str(v))
+                       for k, v in env.items()}
+            pool = self.ctx.resources.setdefault(key, WorkerPool(tool_env(env), self.workers))
+        return pool
 
     def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
         if self.isolation == "thread":
@@ -62,6 +86,28 @@ class PythonExecutor(Executor):
             exc = box["exc"]
             raise ToolCallError(f"{type(exc).__name__}: {exc}", "exception")
         return box.get("out")
+
+
+def check_spec(target: Any, where: str) -> str:
+    """The function reference of a python executor spec; one line on a malformed spec."""
+    if isinstance(target, str):
+        return target
+    if not isinstance(target, Mapping):
+        raise ToolsFileError(f"{where}: must be 'module:function' or an object")
+    unknown = sorted(set(target) - _KEYS)
+    if unknown:
+        raise ToolsFileError(f"{where}: unknown field(s) {', '.join(unknown)} "
+                             f"(known: {', '.join(sorted(_KEYS))})")
+    env = target.get("env", [])
+    names_ok = isinstance(env, list) and all(isinstance(n, str) for n in env)
+    if not (names_ok or isinstance(env, Mapping)):
+        raise ToolsFileError(f"{where}: 'env' must be a list of variable names or an object")
+    workers = target.get("workers", 1)
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 32:
+        raise ToolsFileError(f"{where}: 'workers' must be an integer from 1 to 32")
+    if not isinstance(target.get("function"), str):
+        raise ToolsFileError(f"{where}: field 'function' is missing")
+    return target["function"]
 
 
 def check_importable(ref: str, base_dir: Path) -> None:
