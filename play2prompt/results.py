@@ -121,13 +121,12 @@ class RunResult:
 
 def load_run_result(ref: str | Path, runs_dir: Path | None = None) -> RunResult:
     """The result of a finished run, by id or path."""
-    from play2prompt.store.runs import resolve_run
+    from play2prompt.store.runs import resolve_run, unfinished_hint
 
     run_dir = resolve_run(ref, runs_dir)
     path = run_dir / RESULT_FILE
     if not path.is_file():
-        raise UserError(f"run {run_dir.name!r} has no {RESULT_FILE} (not finished? "
-                        f"resume it with p2p optimize --resume {run_dir.name})")
+        raise UserError(f"{unfinished_hint(run_dir)} (no {RESULT_FILE} yet)")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return RunResult.from_dict(data, run_dir).published()

@@ -39,7 +39,7 @@ for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=False, prog_name="p2p")
     except UserError as exc:
         # escaped: a message may hold brackets (pip install 'play2prompt[ray]')
         console_err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
@@ -52,12 +52,24 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     except Exception as exc:  # noqa: BLE001 - click usage errors and the like
         if _is_click_error(exc, "ClickException"):
-            exc.show()  # type: ignore[attr-defined]
+            console_err.print(f"[bold red]error:[/] {usage_line(exc)}", highlight=False,
+                              soft_wrap=True, markup=True)
             return 2
         if _is_click_error(exc, "Abort"):
             return 1
         raise
     return 0
+
+
+def usage_line(exc: Exception) -> str:
+    """A usage error on one line, with where to read the usage."""
+    from rich.markup import escape
+
+    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", "") if ctx is not None else ""
+    hint = f" (see '{path} --help')" if path else ""
+    return escape(message + hint)
 
 
 def _is_click_error(exc: Exception, name: str) -> bool:

@@ -47,7 +47,13 @@ def load_queries(path: str | Path, tools: Sequence[Tool]) -> QueryFile:
     items: list[EvalItem] = []
     bad: list[Skipped] = []
     seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                        f"{exc.start})") from exc
+    for number, line in enumerate(text.splitlines(), start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue

@@ -50,6 +50,8 @@ def lint_spec(name: str, description: str, parameters: Any) -> list[LintIssue]:
     for req in required:
         if req not in props:
             add("parameters.required", f"required parameter {req!r} is not in properties")
+    for field, message in ref_problems(parameters):
+        add(field, message)
     for pname, schema in props.items():
         field = f"parameters.properties.{pname}"
         if not isinstance(schema, Mapping):
@@ -59,6 +61,39 @@ def lint_spec(name: str, description: str, parameters: Any) -> list[LintIssue]:
         if not str(schema.get("description", "") or "").strip():
             add(f"{field}.description", "empty parameter description", "warning")
     return issues
+
+
+def ref_problems(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for every ``$ref`` of the schema that does not point inside it."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("parameters", parameters)]
+    while stack:
+        field, node = stack.pop()
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if ref is not None and not _resolves(parameters, ref):
+                where = "a remote $ref is not supported" if isinstance(ref, str) and not \
+                    ref.startswith("#") else "points nowhere in the schema"
+                out.append((f"{field}.$ref", f"{ref!r}: {where}"))
+            stack.extend((f"{field}.{k}", v) for k, v in node.items() if k != "$ref")
+        elif isinstance(node, list):
+            stack.extend((f"{field}.{i}", v) for i, v in enumerate(node))
+    return sorted(out)
+
+
+def _resolves(root: Mapping[str, Any], ref: Any) -> bool:
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return False
+    node: Any = root
+    for raw in ref[1:].split("/")[1:] if ref != "#" else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
 
 
 def _lint_type(tool: str, field: str, schema: Mapping[str, Any]) -> list[LintIssue]:

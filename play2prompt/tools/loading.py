@@ -1,6 +1,8 @@
 """Load tools from a tools.json file (DESIGN.md format) or a bare list of function specs.
 
-Every problem is reported as one line naming the file, the tool and the field.
+Every problem is reported as one line naming the file, the tool and the field: a file that is
+missing, too large, not UTF-8 (a byte-order mark is fine), not JSON or nested too deeply; an
+unknown field (own fields start with ``x-``); a ``$ref`` that points nowhere; a bad executor.
 """
 
 from __future__ import annotations
@@ -10,11 +12,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from play2prompt.errors import ToolsFileError
+from play2prompt.errors import ToolsFileError, UserError
 from play2prompt.tools.executors._base import available_executors, executor_kind
 from play2prompt.tools.lint import lint_spec
 from play2prompt.tools.model import Tool
 from play2prompt.tools.types import normalize_schema
+
+MAX_FILE_BYTES = 16 * 2**20   # a tools file larger than this is not a tools file
+MAX_DEPTH = 64                # brackets nested deeper than this are not a schema
+DOCUMENT_FIELDS = frozenset({"tools", "$schema", "version", "description"})
+ENTRY_FIELDS = frozenset({"type", "function", "executor", "meta"})
+FUNCTION_FIELDS = frozenset({"name", "description", "parameters", "strict", "response",
+                             "returns"})
 
 
 def load_tools(
@@ -29,12 +38,8 @@ def load_tools(
     tool that has none. ``select`` keeps only the named tools.
     """
     path = Path(path)
-    if not path.is_file():
-        raise ToolsFileError(f"{path}: no such file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ToolsFileError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    data = read_json_file(path)
+    check_fields(data, str(path))
     tools = parse_tools(data, source=str(path), module=module)
     if select:
         names = {t.name for t in tools}
@@ -45,6 +50,80 @@ def load_tools(
     if check_executors:
         check_tool_executors(tools, path.parent)
     return tools
+
+
+def read_json_file(path: Path, error: type[UserError] = ToolsFileError) -> Any:
+    """A JSON file's content (a UTF-8 byte-order mark is allowed), or one line saying why not:
+    missing, too large, not UTF-8, not JSON, nested too deeply."""
+    if not path.is_file():
+        raise error(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise error(f"{path}: too large ({size / 2**20:.1f} MB; at most "
+                    f"{MAX_FILE_BYTES // 2**20} MB)")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                    f"{exc.start})") from exc
+    if _depth_over(text, MAX_DEPTH):
+        raise error(f"{path}: nested more than {MAX_DEPTH} levels deep")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+
+
+def _depth_over(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (before parsing, so a
+    pathological file costs no recursion)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def check_fields(data: Any, source: str) -> None:
+    """Unknown fields of a tools file (a typo such as ``executer`` would silently leave a tool
+    without its executor): one line naming the first."""
+    if isinstance(data, Mapping):
+        _known(data, DOCUMENT_FIELDS, source)
+        entries = data.get("tools")
+    else:
+        entries = data
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, Mapping):
+            continue
+        fn = entry.get("function")
+        name = (fn if isinstance(fn, Mapping) else entry).get("name", f"#{i}")
+        where = f"{source}: tool {name!r}" if isinstance(name, str) else f"{source}: tool #{i}"
+        if isinstance(fn, Mapping):
+            _known(entry, ENTRY_FIELDS, where)
+            _known(fn, FUNCTION_FIELDS, f"{where}: field 'function'")
+        else:
+            _known(entry, ENTRY_FIELDS | FUNCTION_FIELDS, where)
+
+
+def _known(obj: Mapping[str, Any], known: frozenset[str], where: str) -> None:
+    unknown = sorted(str(k) for k in obj if k not in known and not str(k).startswith("x-"))
+    if unknown:
+        raise ToolsFileError(f"{where}: unknown field {unknown[0]!r} (known: "
+                             f"{', '.join(sorted(known))}; prefix your own with 'x-')")
 
 
 def parse_tools(data: Any, source: str = "tools.json", module: str | None = None) -> list[Tool]:
@@ -105,6 +184,11 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
     known = available_executors()
     for tool in tools:
         kind = executor_kind(tool.executor, tool.name)
+        timeout = (tool.executor or {}).get("timeout", 1)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+                not timeout > 0:
+            raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a number of "
+                                 f"seconds > 0, got {timeout!r}")
         if kind not in known:
             raise ToolsFileError(
                 f"tool {tool.name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"

@@ -23,11 +23,12 @@ def validation_errors(parameters: Mapping[str, Any], arguments: Any) -> list[str
         # A broken schema in the docs must not block execution; only check required/extra names.
         return _minimal_errors(schema, arguments)
     validator = validator_cls(schema)
-    errors = []
-    for err in sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path)):
-        where = ".".join(str(p) for p in err.path)
-        errors.append(f"{where}: {err.message}" if where else err.message)
-    return errors
+    try:
+        found = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+    except Exception:  # noqa: BLE001 - e.g. a $ref that resolves nowhere: the same fallback
+        return _minimal_errors(schema, arguments)
+    return [f"{'.'.join(str(p) for p in err.path)}: {err.message}" if err.path else err.message
+            for err in found]
 
 
 def _minimal_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:

@@ -40,4 +40,4 @@ def test_export_errors_are_one_line(tmp_path, capsys):
     assert "-o DIR" in capsys.readouterr().err
     (run_dir / "result.json").unlink()
     assert main(["export", str(run_dir)]) == 2
-    assert "has no result.json" in capsys.readouterr().err
+    assert "(no result.json yet)" in capsys.readouterr().err
