@@ -24,6 +24,7 @@ from play2prompt.emit.mcp import DEMOS_URI, demo_records
 from play2prompt.errors import UserError, require
 from play2prompt.results import RunResult
 from play2prompt.scrub import Scrubber, for_tools
+from play2prompt.serve.jsonrpc import CheckedReadStream
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.runtime import ToolRuntime
@@ -153,7 +154,8 @@ async def _serve_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        checked = CheckedReadStream(read_stream, write_stream)  # malformed lines answered
+        await server.run(checked, write_stream, server.create_initialization_options())
 
 
 def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",

@@ -119,3 +119,26 @@ def test_p2p_mcp_over_stdio(tmp_path):
     assert crash.is_error and crash.content[0].text.startswith("exception: ValueError")
     assert not again.is_error
     assert json.loads(again.content[0].text) == _example("convert_units")(5, "km", "mi")
+
+
+def test_p2p_mcp_answers_malformed_json_rpc_per_the_spec(tmp_path):
+    import subprocess
+
+    run_dir = make_stored_run(tmp_path / "runs")
+    tools_file = copy_tools_file(tmp_path / "project")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = ["this is not json", '{"jsonrpc": "2.0", "id": 7, "method": 5}', "[1, 2]",
+             '{"jsonrpc": "2.0", "method": "tools/list", "id": true', json.dumps(initialize)]
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, cwd=tmp_path,
+        timeout=120)
+    replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert [r.get("error", {}).get("code") for r in replies[:4]] == [-32700, -32600, -32600,
+                                                                     -32700]
+    assert [r["id"] for r in replies[:4]] == [None, 7, None, None]
+    assert all(r["jsonrpc"] == "2.0" for r in replies)
+    assert replies[4]["id"] == 1 and replies[4]["result"]["serverInfo"]["name"] == "play2prompt"
