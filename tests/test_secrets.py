@@ -112,12 +112,13 @@ def test_no_secret_in_any_published_file(finished):
 
     _cli("export", run_dir, "--format", "all", "-o", project / "exports")
     exports = sorted((project / "exports").iterdir())
-    assert len(exports) == 6
+    assert len(exports) == 7                      # six formats, and openai's sidecar
     for path in exports:
         _no_secret(path)
     for fmt in ("openai", "markdown"):
         _cli("export", "leak", "--runs-dir", runs, "--format", fmt, "-o", project / f"one.{fmt}")
         _no_secret(project / f"one.{fmt}")
+    _no_secret(project / "one.meta.json")
 
     _cli("report", run_dir)
     report = run_dir / "report"
@@ -133,6 +134,7 @@ def test_no_secret_in_serve_answers(finished):
     _, _, run_dir = finished
     client = TestClient(create_app([load_run_result(run_dir)]))
     paths = ["/v1/runs", "/v1/runs/leak", "/v1/tools/lookup", "/v1/tools/fetch_item",
+             "/v1/tools?format=openai&sidecar=true",
              *(f"/v1/tools?format={f}" for f in ("openai", "anthropic", "mcp", "dspy",
                                                   "python", "markdown"))]
     for path in paths:

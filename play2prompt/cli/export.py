@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -40,16 +40,29 @@ def export_command(
         out.mkdir(parents=True, exist_ok=True)
         for name in available_exporters():
             path = out / f"p2p_{name}{get_exporter(name).suffix}"
-            path.write_text(export_run(result, name, options), encoding="utf-8")
-            console_err.print(f"{name}: wrote {path}", highlight=False)
+            written = _write(result, name, options, path)
+            console_err.print(f"{name}: wrote {', '.join(map(str, written))}", highlight=False)
         return
-    text = export_run(result, fmt, options)
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(export_run(result, fmt, options))
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    console_err.print(f"wrote {out} ({fmt}, {len(result.tools)} tools)", highlight=False)
+    written = _write(result, fmt, options, out)
+    console_err.print(f"wrote {', '.join(map(str, written))} ({fmt}, {len(result.tools)} "
+                      "tools)", highlight=False)
+
+
+def _write(result: Any, fmt: str, options: Any, path: Path) -> list[Path]:
+    """The export at ``path`` and its sidecar next to it, if the format has one."""
+    from play2prompt.emit import export_run, get_exporter
+    from play2prompt.emit._base import sidecar_path
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(export_run(result, fmt, options), encoding="utf-8")
+    sidecar = get_exporter(fmt).sidecar(result, options)
+    if sidecar is None:
+        return [path]
+    sidecar_path(path).write_text(sidecar, encoding="utf-8")
+    return [path, sidecar_path(path)]
 
 
 def register(app: typer.Typer) -> None:

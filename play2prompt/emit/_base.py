@@ -17,6 +17,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from play2prompt.method.task_prompt import MODES, Demo, render_demos
@@ -94,6 +95,12 @@ def all_demos_text(tools: Sequence[ExportTool]) -> str:
     return render_demos(demos, tools[0].mode).strip()
 
 
+def sidecar_path(path: Path) -> Path:
+    """Where the sidecar of an export written to ``path`` goes: ``tools.json`` ->
+    ``tools.meta.json``."""
+    return path.with_name(f"{path.stem}.meta.json")
+
+
 def source_note(run: RunResult, options: ExportOptions) -> str:
     which = "original (D0) documentation" if options.original else "optimized documentation"
     return f"play2prompt run {run.run_id}: {which}"
@@ -116,6 +123,12 @@ class Exporter(ABC):
     def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
         """The file content."""
 
+    def sidecar(self, run: RunResult, options: ExportOptions | None = None) -> str | None:
+        """A second file that goes with the export (what cannot sit in the main file, e.g.
+        the run's metadata and the demos next to a bare ``tools=`` list), or None. It is
+        written next to the export as ``<name>.meta.json`` (:func:`sidecar_path`)."""
+        return None
+
 
 class JsonExporter(Exporter):
     """An exporter whose output is one JSON document (servers answer it as is)."""
@@ -131,9 +144,24 @@ class JsonExporter(Exporter):
     def export(self, run: RunResult, options: ExportOptions | None = None) -> str:
         return json.dumps(self.document(run, options), indent=2, ensure_ascii=False) + "\n"
 
+    def sidecar_document(self, run: RunResult, options: ExportOptions | None = None) -> Any:
+        """The sidecar as JSON (scrubbed), or None."""
+        options = options or ExportOptions()
+        public = run.published()
+        found = self.build_sidecar(prepare(public, options), public, options)
+        return None if found is None else public.scrubber().value(found)
+
+    def build_sidecar(self, tools: Sequence[ExportTool], run: RunResult,
+                      options: ExportOptions) -> Any:
+        """The sidecar document, if the format has one."""
+        return None
+
+    def sidecar(self, run: RunResult, options: ExportOptions | None = None) -> str | None:
+        found = self.sidecar_document(run, options)
+        return None if found is None else json.dumps(found, indent=2, ensure_ascii=False) + "\n"
+
     @abstractmethod
-    def build(self, tools: Sequence[ExportTool], run: RunResult,
-              options: ExportOptions) -> dict[str, Any]:
+    def build(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> Any:
         """The JSON document."""
 
     def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:

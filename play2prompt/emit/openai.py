@@ -1,11 +1,12 @@
-"""OpenAI: the ``tools=`` list and the demos as a system-message snippet.
+"""OpenAI: the ``tools=`` list, and a sidecar with the run's metadata and the demos.
 
-``tools`` is ready for ``client.chat.completions.create(tools=...)``: each tool's name, its
-exported description and its parameters schema with the per-parameter descriptions replaced
-(everything else in the schema is left as it was). ``messages`` holds the demos as one system
-message, rendered as the task model saw them during optimization; prepend it (or merge it into
-your system prompt). With ``--demos-inline`` the demos sit in the descriptions and ``messages``
-is empty.
+The export is a plain list, ready for ``client.chat.completions.create(tools=...)`` as loaded:
+each tool's name, its exported description and its parameters schema with the per-parameter
+descriptions replaced (everything else in the schema is left as it was). The sidecar
+(``<name>.meta.json``) holds ``play2prompt`` (the run and which docs) and ``messages``: the demos
+as one system message, rendered as the task model saw them during optimization; prepend it (or
+merge it into your system prompt). With ``--demos-inline`` the demos sit in the descriptions and
+``messages`` is empty.
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ def run_info(run: RunResult, options: ExportOptions) -> dict[str, Any]:
 
 class OpenAIExporter(JsonExporter):
     name = "openai"
-    help = "OpenAI tools list (tools=) and the demos as a system message"
+    help = "OpenAI tools list (tools=), the demos as a system message in the sidecar"
 
     def build(self, tools: Sequence[ExportTool], run: RunResult,
-              options: ExportOptions) -> dict[str, Any]:
-        return {
-            "play2prompt": run_info(run, options),
-            "tools": [t.inline_tool(options.demos_inline).to_openai() for t in tools],
-            "messages": demo_messages(tools, options),
-        }
+              options: ExportOptions) -> list[dict[str, Any]]:
+        return [t.inline_tool(options.demos_inline).to_openai() for t in tools]
+
+    def build_sidecar(self, tools: Sequence[ExportTool], run: RunResult,
+                      options: ExportOptions) -> dict[str, Any]:
+        return {"play2prompt": run_info(run, options), "messages": demo_messages(tools, options)}

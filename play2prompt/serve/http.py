@@ -5,7 +5,8 @@ Routes (every error is JSON ``{"error": "..."}``, unknown names answer 404):
 - ``GET /health``: liveness and the mounted runs.
 - ``GET /v1/runs``, ``GET /v1/runs/{run_id}``: run summaries (config, stats, per-tool outcome).
 - ``GET /v1/tools?format=openai|anthropic|mcp|...&run=ID&demos=k&demos_inline=&original=``:
-  the tools in an export format (JSON formats as JSON, the others as text).
+  the tools in an export format (JSON formats as JSON, the others as text); ``&sidecar=true``
+  gives the format's sidecar instead (openai: the run's metadata and the demo messages).
 - ``GET /v1/tools/{name}?run=ID``: one tool: optimized doc, demos, scores, original.
 
 Several runs can be mounted; ``run`` picks one, the first mounted run is the default.
@@ -111,7 +112,7 @@ def create_app(runs: Sequence[RunResult]) -> FastAPI:
     @app.get("/v1/tools")
     def get_tools(format: str = "openai", run: str | None = None,
                   demos: int | None = Query(None, ge=0), demos_inline: bool = False,
-                  original: bool = False) -> Response:
+                  original: bool = False, sidecar: bool = False) -> Response:
         if format not in available_exporters():
             raise _NotFound(f"unknown format {format!r} "
                             f"(known: {', '.join(available_exporters())})", 400)
@@ -119,6 +120,11 @@ def create_app(runs: Sequence[RunResult]) -> FastAPI:
         result = mounted.get(run)
         options = ExportOptions(demos=demos, demos_inline=demos_inline, original=original)
         if isinstance(exporter, JsonExporter):
+            if sidecar:
+                found = exporter.sidecar_document(result, options)
+                if found is None:
+                    raise _NotFound(f"format {format!r} has no sidecar", 400)
+                return JSONResponse(found)
             return JSONResponse(exporter.document(result, options))
         return PlainTextResponse(exporter.export(result, options), media_type=exporter.media_type)
 

@@ -27,7 +27,10 @@ def test_export_all_formats_to_a_folder(tmp_path):
     assert main(["export", str(run_dir), "--format", "all", "-o", str(tmp_path / "all")]) == 0
     names = sorted(p.name for p in (tmp_path / "all").iterdir())
     assert names == ["p2p_anthropic.json", "p2p_dspy.py", "p2p_markdown.md", "p2p_mcp.json",
-                     "p2p_openai.json", "p2p_python.py"]
+                     "p2p_openai.json", "p2p_openai.meta.json", "p2p_python.py"]
+    assert isinstance(json.loads((tmp_path / "all" / "p2p_openai.json").read_text()), list)
+    meta = json.loads((tmp_path / "all" / "p2p_openai.meta.json").read_text())
+    assert set(meta) == {"play2prompt", "messages"}
 
 
 def test_export_errors_are_one_line(tmp_path, capsys):

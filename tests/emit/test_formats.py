@@ -49,22 +49,70 @@ def _doc(run, fmt, **options):
     return json.loads(export_run(run, fmt, ExportOptions(**options)))
 
 
+def _sidecar(run, fmt, **options):
+    return json.loads(get_exporter(fmt).sidecar(run, ExportOptions(**options)))
+
+
 def test_openai_tools_and_messages_have_the_sdk_shapes(run):
     from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 
     doc = _doc(run, "openai")
-    tools = TypeAdapter(list[ChatCompletionToolParam]).validate_python(doc["tools"])
+    tools = TypeAdapter(list[ChatCompletionToolParam]).validate_python(doc)
     assert [t["function"]["name"] for t in tools] == list(run.tools)
-    for entry in doc["tools"]:
+    for entry in doc:
         assert entry["type"] == "function" and NAME.match(entry["function"]["name"])
         jsonschema.Draft202012Validator.check_schema(entry["function"]["parameters"])
-    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(doc["messages"])
-    assert doc["messages"][0]["role"] == "system"
-    assert "Request: Will it rain in Paris tomorrow?" in doc["messages"][0]["content"]
+    meta = _sidecar(run, "openai")
+    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(meta["messages"])
+    assert meta["messages"][0]["role"] == "system"
+    assert "Request: Will it rain in Paris tomorrow?" in meta["messages"][0]["content"]
+    assert meta["play2prompt"] == {"run_id": "golden", "docs": "optimized"}
+
+
+def test_the_openai_export_goes_to_tools_as_it_is(run, tmp_path):
+    """The exported file, loaded, is what ``client.chat.completions.create(tools=...)`` takes:
+    the real SDK sends it to a (local) server unchanged."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from openai import OpenAI
+
+    seen = {}
+
+    class Chat(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            seen["body"] = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            body = json.dumps({"id": "c1", "object": "chat.completion", "created": 0,
+                               "model": "m", "choices": [{"index": 0, "finish_reason": "stop",
+                               "message": {"role": "assistant", "content": "ok"}}]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        path = tmp_path / "tools.openai.json"
+        emit.write_export(run, "openai", path)
+        tools = json.loads(path.read_text())
+        client = OpenAI(base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="x",
+                        max_retries=0)
+        reply = client.chat.completions.create(
+            model="m", tools=tools, messages=[*_sidecar(run, "openai")["messages"],
+                                              {"role": "user", "content": "hi"}])
+    finally:
+        server.shutdown()
+    assert reply.choices[0].message.content == "ok"
+    assert seen["body"]["tools"] == tools and seen["body"]["messages"][0]["role"] == "system"
 
 
 def test_openai_carries_the_optimized_doc_and_keeps_the_schema(run):
-    doc = _doc(run, "openai")
+    doc = {"tools": _doc(run, "openai")}
     loan = doc["tools"][0]["function"]
     result = run.tools["loan_payment"]
     assert loan["description"] == result.doc.description
@@ -106,12 +154,12 @@ def test_demos_inline_k_and_original(run):
     assert loan.count("Request:") == 1 and "250000" in loan
     assert inline["tools"][1]["description"] == "Converts units."   # no demos: unchanged
 
-    none = _doc(run, "openai", demos=0)
+    none = _sidecar(run, "openai", demos=0)
     assert none["messages"] == []
 
-    original = _doc(run, "openai", original=True)
+    original = _sidecar(run, "openai", original=True)
     assert original["play2prompt"]["docs"] == "original"
-    assert original["tools"][0]["function"]["description"] == "Loan calculator."
+    assert _doc(run, "openai", original=True)[0]["function"]["description"] == "Loan calculator."
     assert original["messages"] == []
     md = export_run(run, "markdown", ExportOptions(original=True))
     assert "Monthly payment" not in md and "Demonstrations" not in md

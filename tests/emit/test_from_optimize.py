@@ -36,7 +36,7 @@ def test_every_format_exports_the_stored_run(fake_run):
         if fmt in ("python", "dspy"):
             compile(text, f"<{fmt}>", "exec")
     doc = json.loads(export_run(fake_run, "openai"))
-    for entry in doc["tools"]:
+    for entry in doc:
         result = fake_run.tools[entry["function"]["name"]]
         assert entry["function"]["description"] == result.doc.description
     assert any(r.demos for r in fake_run.tools.values())

@@ -44,3 +44,12 @@ def test_export_matches_golden(case, tmp_path):
         path.write_text(text, encoding="utf-8")
     assert path.is_file(), f"missing {path.name}: run with P2P_UPDATE_GOLDEN=1"
     assert text == path.read_text(encoding="utf-8")
+
+
+def test_openai_sidecar_matches_golden(tmp_path):
+    run = load_run_result(make_stored_run(tmp_path))
+    text = get_exporter("openai").sidecar(run, ExportOptions())
+    path = GOLDEN / "openai.meta.json"
+    if os.environ.get("P2P_UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")

@@ -44,11 +44,16 @@ def test_tools_in_each_json_format_equal_the_exporter(client, runs, fmt):
     options = {"format": fmt, "run": "second", "demos": 1, "demos_inline": "true"}
     reply = client.get("/v1/tools", params=options)
     expected = get_exporter(fmt).document(runs[1], ExportOptions(demos=1, demos_inline=True))
-    assert reply.json() == expected and len(expected["tools"]) == 2
+    tools = expected if isinstance(expected, list) else expected["tools"]
+    assert reply.json() == expected and len(tools) == 2
 
 
 def test_default_format_is_openai_and_text_formats_are_text(client, runs):
-    assert client.get("/v1/tools").json()["tools"][0]["type"] == "function"
+    assert client.get("/v1/tools").json()[0]["type"] == "function"
+    meta = client.get("/v1/tools", params={"sidecar": "true"}).json()
+    assert meta == get_exporter("openai").sidecar_document(runs[0])
+    assert meta["messages"][0]["role"] == "system"
+    assert client.get("/v1/tools", params={"format": "mcp", "sidecar": "true"}).status_code == 400
     reply = client.get("/v1/tools", params={"format": "markdown", "original": "true"})
     assert reply.headers["content-type"].startswith("text/markdown")
     assert reply.text == get_exporter("markdown").export(runs[0], ExportOptions(original=True))
