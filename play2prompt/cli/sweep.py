@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -49,6 +50,7 @@ def sweep_command(
     from play2prompt.cli._common import console
     from play2prompt.config import preset
     from play2prompt.evaluation.runner import EvalSettings
+    from play2prompt.store.runs import check_run_id
     from play2prompt.sweep.runner import run_sweep
     from play2prompt.sweep.space import SweepSpace
     from play2prompt.sweep.study import SweepSpec
@@ -59,9 +61,12 @@ def sweep_command(
         raise UserError("--no-grid needs --sampler tpe|random")
     if limit is not None and limit < 1:
         raise UserError("--limit must be >= 1")
+    if name is not None:
+        check_run_id(name)  # it names folders: runs/sweeps/NAME, runs/sweep-NAME-*
     target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit)
     overrides = {"max_concurrency": max_concurrency, "task_mode": mode}
-    spec = SweepSpec(name=name or target.name, space=SweepSpace.parse(space or [], variants),
+    default = re.sub(r"[^A-Za-z0-9._-]+", "-", target.name).strip("-.") or "sweep"
+    spec = SweepSpec(name=name or default, space=SweepSpace.parse(space or [], variants),
                      base=preset(preset_name, **overrides), sampler=sampler or "grid",
                      n_trials=n_trials, metric=metric, minimize_calls=minimize_calls,
                      storage=storage, resume=resume, worker=worker)
