@@ -29,6 +29,7 @@ def list_command(runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DI
 def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR")
                  ) -> None:
     """Show a run: config, per-tool results and cost."""
+    from play2prompt.scrub import Scrubber
     from play2prompt.store.runs import open_run, shown_status
 
     store = open_run(run, runs_dir, read_only=True)
@@ -36,7 +37,7 @@ def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P
     status = shown_status(store.run_dir, store.run_meta())
     console.print(f"run {meta.get(Meta.RUN_ID)} ({status}), created "
                   f"{meta.get(Meta.CREATED)}")
-    console.print(f"models: {meta.get(Meta.MODELS)}")
+    console.print(f"models: {Scrubber().value(meta.get(Meta.MODELS))}")  # keys in URLs
     rows = []
     for name, r in store.results().items():
         s = r.get("stats", {})
