@@ -20,7 +20,7 @@ from play2prompt.tools.types import normalize_schema
 
 MAX_FILE_BYTES = 16 * 2**20   # a tools file larger than this is not a tools file
 MAX_DEPTH = 64                # brackets nested deeper than this are not a schema
-DOCUMENT_FIELDS = frozenset({"tools", "$schema", "version", "description"})
+DOCUMENT_FIELDS = frozenset({"tools", "meta", "$schema", "version", "description"})
 ENTRY_FIELDS = frozenset({"type", "function", "executor", "meta"})
 FUNCTION_FIELDS = frozenset({"name", "description", "parameters", "strict", "response",
                              "returns"})
