@@ -34,7 +34,7 @@ class OptimizeConfig:
     doc_batch: int = 8               # examples per doc evaluation batch
     holdout: float = 0.3             # share of examples held out to guard against D0
     min_examples_for_docs: int = 2
-    llm_grading: bool | None = None  # m5 grade and m2 judge by the LLM; None: auto by backend
+    llm_grading: bool | None = None  # m2 judge and m5 grade by the LLM; None: calibrated
     temperature: float = 0.8         # generator sampling temperature
     task_temperature: float = 0.0    # M_T at inference (paper: 0.001)
     task_mode: str = "function-calling"
@@ -44,7 +44,9 @@ class OptimizeConfig:
     patience: int | None = None      # early stop after this many rounds without improvement
     drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
     optimize_docs: bool = True       # Step 2 on/off
-    evidence_notes: bool = True      # add a code-written "D0 + what play showed" doc candidate
+    evidence_notes: bool = True      # add the code-written facts doc (D0 + what play showed)
+    probe: bool = True               # probe each tool from a call that ran (out-of-range values)
+    choose_demo_count: bool = True   # ship 0..k demos as held-out accuracy says; off: always k
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
     # ("*" for the others); see lm.registry.concurrency_for. Never changes a result.
     max_concurrency: int | dict[str, int] | None = None

@@ -44,6 +44,7 @@ from play2prompt.engine import Engine, build_engine, lm_session_stats
 from play2prompt.errors import UserError, require
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency, LMPool
+from play2prompt.method.calibration import Calibration
 from play2prompt.pipeline import Launch, WorkerStats, collect_results, optimize_tool, tool_budget
 from play2prompt.progress import Reporter
 from play2prompt.results import ToolResult
@@ -71,6 +72,7 @@ class ToolJob:
     exec_lm: LM | None = None               # a simulator LM of the caller's ExecContext
     tool: dict[str, Any] = field(default_factory=dict)
     seed_rows: dict[str, Any] = field(default_factory=dict)
+    calibration: dict[str, Any] | None = None  # the run's measured judges (see calibration)
 
     @property
     def tool_name(self) -> str:
@@ -110,7 +112,8 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
     engine = build_engine([tool], store, replace(config, tool_timeout=job.tool_timeout),
                           generator=gen, task_model=task, doc_generator=docgen,
                           metaprompts_dir=job.metaprompts_dir, base_dir=Path(job.base_dir),
-                          exec_ctx=ctx)
+                          exec_ctx=ctx, calibration=Calibration.from_dict(job.calibration)
+                          if job.calibration else None)
     outcome: dict[str, Any] = {"tool": tool.name}
     try:
         result = asyncio.run(optimize_tool(tool, engine))
@@ -167,7 +170,7 @@ def run_on_ray(tools: Sequence[Tool], engine: Engine,
                   else None,
                   exec_base_dir=str(Path(ctx.base_dir).resolve()),
                   exec_lm=ctx.lm if isinstance(ctx.lm, LM) and ctx.lm is not engine.generator
-                  else None)
+                  else None, calibration=engine.calibration.to_dict())
     return optimize_tools_on_ray(list(tools), engine, job, launch.address)
 
 

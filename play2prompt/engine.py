@@ -15,6 +15,7 @@ from pathlib import Path
 from play2prompt.config import OptimizeConfig
 from play2prompt.lm._base import LM, TaggedLM
 from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.calibration import Calibration
 from play2prompt.method.task_prompt import TaskPrompter
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.scrub import Scrubber, for_tools
@@ -39,7 +40,17 @@ class Engine:
     prompts: MetaPrompts
     prompter: TaskPrompter
     reporter: Reporter
-    llm_grading: bool
+    calibration: Calibration
+
+    @property
+    def llm_judge(self) -> bool:
+        """m2 judges outputs (the generator judged well in the run's calibration)."""
+        return self.calibration.judge
+
+    @property
+    def llm_grade(self) -> bool:
+        """m5 grades requests (same)."""
+        return self.calibration.grade
 
     @property
     def scrubber(self) -> Scrubber:
@@ -59,16 +70,15 @@ def _tag(lm: Model, name: str) -> TaggedLM:
     return inner.tagged(name)
 
 
-def auto_setting(setting: bool | None, default: bool) -> bool:
-    return default if setting is None else setting
-
-
 def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,
                  generator: LM, task_model: LM, doc_generator: LM | None = None,
                  metaprompts_dir: str | Path | None = None, reporter: Reporter | None = None,
-                 base_dir: Path | None = None, exec_ctx: ExecContext | None = None) -> Engine:
-    """The engine over ``tools``; LLM grading (m2, m5) by default only when the generator
-    can judge (:attr:`LM.can_judge`)."""
+                 base_dir: Path | None = None, exec_ctx: ExecContext | None = None,
+                 calibration: Calibration | None = None) -> Engine:
+    """The engine over ``tools``. ``calibration``: whether the generator judges outputs (m2)
+    and grades requests (m5), measured at the start of a run
+    (:func:`play2prompt.method.calibration.calibrate`); without one, the ``llm_grading``
+    setting decides (off when unset)."""
     secrets = for_tools(tools)
     if exec_ctx is None:
         ctx = ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
@@ -81,7 +91,7 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
                   prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
-                  auto_setting(config.llm_grading, generator.can_judge))
+                  calibration or Calibration.fixed(bool(config.llm_grading)))
 
 
 def lm_session_stats(lms: Sequence[LM]) -> dict[str, int]:

@@ -12,6 +12,7 @@ up where it stopped.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import shutil
 import time
@@ -25,6 +26,8 @@ from play2prompt.engine import build_engine, lm_session_stats
 from play2prompt.errors import UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
+from play2prompt.metaprompts import MetaPrompts
+from play2prompt.method.calibration import Calibration, calibrate
 from play2prompt.pipeline import Launch, ToolRunner
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult
@@ -173,9 +176,11 @@ def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Report
     if recompute:
         store.clear_results()
     store.set_meta(Meta.STATUS, Status.RUNNING)
+    calibration = run_calibration(store, config, run.gen, metaprompts_dir)
     engine = build_engine(tools, store, config, generator=run.gen, task_model=run.task,
                           doc_generator=run.docgen, metaprompts_dir=metaprompts_dir,
-                          reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
+                          reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx,
+                          calibration=calibration)
     start = time.perf_counter()
     launch = Launch(run.models, run.pool.max_concurrency, metaprompts_dir, base_dir,
                     ray_address)
@@ -194,6 +199,20 @@ def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Report
     store.add_session(stats)
     result = RunResult(store.get_meta(Meta.RUN_ID), store.run_dir, results, config.to_dict(), stats)
     return result.write(engine.scrubber)
+
+
+def run_calibration(store: RunStore, config: OptimizeConfig, generator: LM,
+                    metaprompts_dir: str | Path | None) -> Calibration:
+    """Whether the generator judges outputs and grades requests: the user's setting, else the
+    run's stored calibration, else measured now (a few LLM calls) and stored."""
+    if config.llm_grading is not None:
+        return Calibration.fixed(config.llm_grading)
+    stored = store.get_meta(Meta.CALIBRATION)
+    if stored:
+        return Calibration.from_dict(stored)
+    found = asyncio.run(calibrate(generator.tagged("calibration"), MetaPrompts(metaprompts_dir)))
+    store.set_meta(Meta.CALIBRATION, found.to_dict())
+    return found
 
 
 def _record_start(store: RunStore, config: OptimizeConfig, tools: Sequence[Tool],

@@ -20,12 +20,25 @@ from play2prompt.engine import Engine
 from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency
-from play2prompt.method.doc_search import search_doc
-from play2prompt.method.example_search import distinct_examples, search_examples, select_demos
+from play2prompt.method.doc_search import (
+    DocSearchOutcome,
+    DocSpace,
+    choose_demo_count,
+    search_doc,
+    split_examples,
+)
+from play2prompt.method.example_search import (
+    Example,
+    ExampleSpace,
+    distinct_examples,
+    search_examples,
+    select_demos,
+    write_answers,
+)
 from play2prompt.results import ToolResult
+from play2prompt.search import SearchResult
 from play2prompt.store.meta import Meta
 from play2prompt.tools.model import Tool
-from play2prompt.tools.observations import is_transient
 
 
 def tool_budget(config: OptimizeConfig) -> int:
@@ -41,58 +54,65 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     cfg = eng.config
     eng.reporter.start(tool.name, tool_budget(cfg))
     search, space = await search_examples(tool, eng)
-    history = search.history
-    demos = select_demos(history, cfg.demos_per_tool)
-    examples = sorted(distinct_examples(history), key=lambda e: not e.verified)
-    errors = tool_errors(space.plays, eng)
-    doc_stopped = False
+    examples = distinct_examples(search.history)
+    train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
+    book = space.book.without(ex.invocation.key() for ex in hold)
+    outcome: DocSearchOutcome | None = None
     if cfg.optimize_docs:
-        outcome = await search_doc(tool, eng, examples, errors)
-        doc, changed, reason, scores = outcome.doc, outcome.changed, outcome.reason, outcome.scores
-        doc_curve, doc_stopped = list(outcome.best_per_iteration), outcome.stopped_early
-    else:
-        doc, changed, reason, scores, doc_curve = tool.doc, False, "doc search off", {}, []
+        outcome = await search_doc(tool, eng, train, hold, book)
+    doc = outcome.doc if outcome is not None else tool.doc
+    pool = select_demos(train, cfg.demos_per_tool)
+    k, demo_scores = len(pool), {}
+    if cfg.choose_demo_count:
+        k, demo_scores = await choose_demo_count(DocSpace(tool, eng, train, book), doc, pool,
+                                                 hold, cfg.demos_per_tool)
+    demos = await write_answers(pool[:k], tool, eng)
+    stats = _tool_stats(eng, tool, search, space, outcome, examples, hold, pool, demos,
+                        demo_scores)
+    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos),
+                        outcome.changed if outcome else False,
+                        outcome.reason if outcome else "doc search off",
+                        dict(outcome.scores) if outcome else {}, stats)
+    eng.store.put_result(tool.name, result.to_dict())
+    eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, "
+                      f"{len(examples)} verified examples, {len(demos)} demos, "
+                      f"{'doc changed' if result.doc_changed else 'kept the original doc'}")
+    return result
+
+
+def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: ExampleSpace,
+                outcome: DocSearchOutcome | None, examples: Sequence[Any], hold: Sequence[Any],
+                pool: Sequence[Any], demos: Sequence[Any], demo_scores: Any) -> dict[str, Any]:
+    history = search.history
     attempts = [a for p in space.plays for a in p.attempts]
     tag_stats = eng.store.samples_by_tag().get(tool.name, {})
-    stats = {
+    return {
         "play_attempts": len(attempts),
         "valid_invocations": sum(1 for p in space.plays if p.ok),
         "invocation_success_rate": (sum(1 for a in attempts if a.verdict == 0) / len(attempts)
                                     if attempts else 0.0),
+        "probes": len(space.probed),
+        "facts": space.book.to_list(),
         "examples": len(history),
-        "verified_examples": sum(1 for n in history if n.item.verified),
+        "verified_examples": len(examples),
+        "held_out_examples": len(hold),
+        "gated_examples": sum(1 for n in history if n.item.problems),
         "demos": len(demos),
-        "verified_demos": sum(1 for d in demos if d.verified),
+        "demo_candidates": len(pool),
+        "demo_count_scores": demo_scores,
         "best_reward": search.best.reward if search.best else None,
         "best_reward_per_iteration": search.best_reward_per_iteration(),
-        "doc_score_per_iteration": doc_curve,
-        "stopped_early": {"examples": search.stopped_early, "docs": doc_stopped},
+        "doc_score_per_iteration": list(outcome.best_per_iteration) if outcome else [],
+        "stopped_early": {"examples": search.stopped_early,
+                          "docs": outcome.stopped_early if outcome else False},
         "repeated_calls_avoided": {
             "explored": sum(1 for a in attempts if a.observation.error_type == "duplicate"),
+            "failed": sum(1 for a in attempts if a.observation.error_type == "repeat"),
             "siblings": space.sibling_duplicates},
         "llm_samples": tag_stats.get("samples", 0),
         "prompt_tokens": tag_stats.get("prompt_tokens", 0),
         "completion_tokens": tag_stats.get("completion_tokens", 0),
     }
-    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos), changed, reason,
-                        dict(scores), stats)
-    eng.store.put_result(tool.name, result.to_dict())
-    eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, {len(demos)} demos")
-    return result
-
-
-ERROR_TEXT_LIMIT = 300  # characters of one error message that may enter a doc
-
-
-def tool_errors(plays: Sequence[Any], engine: Engine) -> list[str]:
-    """What the tool itself said about play's failed calls, scrubbed and bounded; transient
-    failures (timeouts, crashes, unreachable servers, 5xx) say nothing about it and are left
-    out."""
-    return [engine.scrubber.text(a.observation.error or "", ERROR_TEXT_LIMIT)
-            for p in plays for a in p.attempts
-            if a.invocation is not None and not a.observation.ok
-            and a.observation.error_type not in ("duplicate", "parse")
-            and not is_transient(a.observation)]
 
 
 async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:

@@ -16,7 +16,7 @@ from play2prompt.store.runs import open_run
 from tests.conftest import EXAMPLES
 from tests.scale_support import JitterLM, tools_part
 
-CONFIG = preset("quick", seed=3)
+CONFIG = preset("quick", seed=3, choose_demo_count=False)  # every run ships its k demos
 
 
 def _run(tools, lm, tmp_path, run_id, **kwargs):

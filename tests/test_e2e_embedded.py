@@ -18,7 +18,12 @@ def test_optimize_one_tool_with_the_embedded_model(tmp_path, capsys):
     assert code == 0, out.err
     assert "loan_payment" in out.out and "LLM calls" in out.out
     result = json.loads((tmp_path / "e2e" / "result.json").read_text())["tools"]["loan_payment"]
-    assert result["stats"]["valid_invocations"] >= 1 and result["demos"]
+    assert result["stats"]["valid_invocations"] >= 1
+    # the probes found the tool's own rule about the rate, whatever the model wrote
+    assert any("percentage" in f["text"] for f in result["stats"]["facts"])
+    # a doc ships only when it beats the original on held-out examples; either way, why
+    assert result["doc_reason"] and (result["doc_changed"] or
+                                     result["doc_reason"].startswith("kept the original"))
     # Every demo's call was executed for real and succeeded: check it against the store.
     store = open_run("e2e", tmp_path, read_only=True)
     from play2prompt.tools.model import Invocation

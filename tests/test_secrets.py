@@ -23,7 +23,7 @@ ENV = "P2P_TEST_SECRET_TOKEN"
 TOOLS_PY = f'''
 import os
 def lookup(city: str) -> dict:
-    raise PermissionError("lookup denied for key " + os.environ.get("{ENV}", "(unset)"))
+    raise PermissionError("city lookup denied for key " + os.environ.get("{ENV}", "(unset)"))
 '''
 
 
@@ -98,9 +98,9 @@ def test_no_secret_in_any_published_file(finished):
     docs = _no_secret(run_dir / "result.json")
     _no_secret(run_dir / "tools.optimized.json")
     result = json.loads(docs)["tools"]
-    # the tools' own errors did reach the docs (the test would see a leak), scrubbed
-    assert "[redacted]" in result["fetch_item"]["doc"]["description"]
-    assert "[redacted]" in result["lookup"]["doc"]["description"]
+    # the tool's own error did become a fact of the tool (the test would see a leak), scrubbed
+    facts = json.dumps(result["lookup"]["stats"]["facts"])
+    assert "lookup denied for key [redacted]" in facts
     # transient failures never become documentation
     for name in ("busy_item", "down_item"):
         doc = json.dumps(result[name]["doc"])

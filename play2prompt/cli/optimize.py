@@ -54,7 +54,13 @@ def optimize_command(
                                    help="with --resume: redo every tool from the run's log"),
     no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
-                                           help="no code-written 'D0 + play evidence' candidate"),
+                                           help="no code-written facts doc candidate"),
+    probe: Optional[bool] = typer.Option(None, "--probe/--no-probe",
+                                         help="probe each tool with out-of-range values "
+                                              "(off for tools with side effects)"),
+    choose_demos: Optional[bool] = typer.Option(
+        None, "--choose-demos/--fixed-demos",
+        help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
     benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
@@ -84,7 +90,8 @@ def optimize_command(
         observation_limit=observation_limit,
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
-        evidence_notes=False if no_evidence_notes else None)
+        evidence_notes=False if no_evidence_notes else None, probe=probe,
+        choose_demo_count=choose_demos)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.adapters import load_benchmark
 

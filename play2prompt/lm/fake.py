@@ -154,7 +154,10 @@ ReplyFn = Callable[[ChatRequest, int], Reply]
 
 # -- a scripted tool player ------------------------------------------------------------------
 M1_MARK = "Write the arguments for a new call to "
-M3_MARK = "Values the request must contain:"
+M3_MARK = "Values the message must contain"
+REREAD_MARK = "Write the arguments."
+TASK_MARK = "uses the available functions"
+FACTS_MARK = "Returns an object with"
 
 
 def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
@@ -164,14 +167,16 @@ def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
     For the tool-play prompt (m1) of a tool named in ``arguments`` the reply is one of its
     candidate argument objects, chosen by the request's seed (include wrong ones to exercise
     errors and reflection); for the query prompt (m3) it is a first-person request stating
-    every value the call uses. Everything else falls through to the FakeLM's other replies.
+    every value the call uses; for the re-reading prompt it is the candidate whose values the
+    message states. Everything else falls through to the FakeLM's other replies.
     Module-level callables, so an LM built with these rules pickles (Ray).
     """
-    rules: list[tuple[str, Reply]] = [
-        (f"{M1_MARK}{name}.", _Pick(tuple(dict(a) for a in options)))
-        for name, options in arguments.items()
-    ]
+    options = {name: tuple(dict(a) for a in calls) for name, calls in arguments.items()}
+    rules: list[tuple[str, Reply]] = [(f"{M1_MARK}{name}.", _Pick(calls))
+                                      for name, calls in options.items()]
     rules.append((M3_MARK, _state_values))
+    rules.append((REREAD_MARK, _Reread(options)))
+    rules.append((TASK_MARK, _InformedTask(options)))
     return rules
 
 
@@ -186,6 +191,59 @@ class _Pick:
 def _state_values(request: ChatRequest, index: int) -> Reply:
     text = str(request.messages[-1].get("content") or "")
     block = text.split(M3_MARK, 1)[1]
-    values = [ln.rsplit(": ", 1)[-1].strip() for ln in block.splitlines()
-              if ln.startswith("- ")]
-    return {"query": f"Please help me with {', '.join(values) or 'this'} for my plans."}
+    lines = [ln[2:].partition(": ")[2] for ln in block.splitlines() if ln.startswith("- ")]
+    values = [_plain(v) for v in lines if v.strip()]
+    return {"query": f"Please help me with {' and '.join(values) or 'this'} for my plans."}
+
+
+def _plain(value: str) -> str:
+    """A value as a person writes it: "America/New_York" is "America New York", a switch is
+    on or off."""
+    value = value.strip()
+    return {"True": "on", "False": "off"}.get(value, value.replace("/", " ").replace("_", " "))
+
+
+class _Reread:
+    """Re-reads a request written by :func:`_state_values`: the candidate call of the tool in
+    the prompt whose values the message states (the first such)."""
+
+    def __init__(self, options: Mapping[str, tuple[dict[str, Any], ...]]) -> None:
+        self.options = options
+
+    def __call__(self, request: ChatRequest, index: int) -> Reply:
+        text = "\n".join(str(m.get("content") or "") for m in request.messages)
+        message = text.rsplit("Message: ", 1)[-1]
+        for name in self.options:
+            if f"Tool: {name}\n" in text:
+                return self.find(name, message) or {}
+        return {}
+
+    def find(self, name: str, message: str) -> dict[str, Any] | None:
+        for args in self.options.get(name, ()):
+            if all(_stated(v, message) for v in args.values()):
+                return dict(args)
+        return None
+
+
+class _InformedTask(_Reread):
+    """A task model that answers right only when the doc states what tool play established
+    (the facts doc says what the tool returns), or a demo shows a call; else a made-up call."""
+
+    def __call__(self, request: ChatRequest, index: int) -> Reply:
+        text = prompt_text(request)
+        if FACTS_MARK in json.dumps([dict(t) for t in request.tools or ()]) or \
+                "Examples of requests" in text:
+            fn = (request.tools or [{}])[0].get("function", {})
+            args = self.find(fn.get("name", ""), str(request.messages[-1].get("content")))
+            if args is not None:
+                return tool_call(fn["name"], args)
+        return _filled(request, index)
+
+
+def _stated(value: Any, message: str) -> bool:
+    if isinstance(value, bool) or value is None or value == "":
+        return True
+    words = [w.strip(".,!?") for w in message.split()]
+    if isinstance(value, str):
+        return f" {_plain(value)} " in f" {' '.join(words)} " or value in words
+    return str(value) in words

@@ -26,6 +26,8 @@ NAMES = {
     "m6": "m6_reflect",      # G_E reflects to improve the next query
     "m7": "m7_rewrite",      # G_D rewrites the doc
     "m8": "m8_critique",     # G_D critiques the doc from the task model's errors
+    "m6-easy": "m6_reflect_easy",  # m6 without difficulty pressure (P2P-Easy, lambda = 0)
+    "reread": "reread",      # G_E re-derives a call from a request (the consistency check)
 }
 
 
@@ -50,6 +52,10 @@ class MetaPrompts:
                     raise UserError(f"unknown meta-prompt {name!r}") from exc
             self._cache[name] = _split(text, name)
         return self._cache[name]
+
+    def template(self, name: str) -> tuple[str, str]:
+        """The raw (system, user) text of template ``name``."""
+        return self._load(name)
 
     def render(self, name: str, **values: Any) -> list[dict[str, str]]:
         """The chat messages of template ``name`` with ``values`` filled in."""

@@ -12,14 +12,14 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.method.doc_search import REWRITE_TRIES
-from play2prompt.method.example_search import QUERY_TRIES
+from play2prompt.method.requests import QUERY_TRIES
 
 
 @dataclass(frozen=True)
 class CallBound:
     candidates: int      # Step-1 candidates the search evaluates at most
     play_calls: int      # m1 (+ m2) over every play, sibling replays included
-    refine_calls: int    # N_E rounds of m3 (+ redraws), m4, (m5), task model, m6
+    refine_calls: int    # N_E rounds of m3 (+ redraws), re-reading, (m5), task model, m6; m4
     doc_candidates: int  # Step-2 docs scored
     doc_calls: int       # m8 + m7 (+ retries) and the task model on the doc batches
 
@@ -37,24 +37,28 @@ class CallBound:
 
 def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     """The most LLM requests one tool can cost under ``config`` (``llm_grading``: m2 and m5
-    are asked of the generator, as for capable generators)."""
+    are asked of the generator, as when it judged well in the run's calibration; the
+    calibration itself is asked once per run, not per tool)."""
     grade = 1 if llm_grading else 0
     ex = config.examples
     candidates = ex.budget()
     plays = 2 * candidates               # a play, plus one replay when a sibling had its call
     play_calls = plays * config.max_tries * (1 + grade)
-    per_round = QUERY_TRIES + 1 + grade + 1 + 1
-    refine_calls = candidates * config.n_e * per_round
+    task = 1 if config.lam > 0 else 0    # R_e's test; never asked at lambda 0 (P2P-Easy)
+    per_round = QUERY_TRIES + 1 + grade + task + 1   # m3 (+ redraws), re-reading, m5, M_T, m6
+    refine_calls = candidates * config.n_e * per_round + config.demos_per_tool   # + m4
     if not config.optimize_docs:
         return CallBound(candidates, play_calls, refine_calls, 0, 0)
     examples = candidates                # at most one example per candidate
-    hold = examples if examples < 3 else max(1, round(config.holdout * examples))
-    batch = min(config.doc_batch, examples if examples < 3 else examples - hold)
+    hold = 0 if examples < 3 else max(1, round(config.holdout * examples))
+    batch = min(config.doc_batch, examples - hold)
     docs = config.docs
     if docs.method == "mc":
-        rewrites, scored = docs.budget(), docs.budget() + 1      # + D0
+        rewrites, scored = docs.budget(), docs.budget() + 2      # + D0 and the facts doc
     else:
         rewrites = docs.depth * docs.width * docs.expand
-        scored = rewrites + (2 if config.evidence_notes else 1)  # + D0 (+ the play notes)
-    doc_calls = scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
+        scored = rewrites + (2 if config.evidence_notes else 1)  # + D0 (+ the facts doc)
+    demo_counts = 3 if config.choose_demo_count else 0           # 0, 1 and k demos
+    doc_calls = (scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
+                 + demo_counts * hold)
     return CallBound(candidates, play_calls, refine_calls, scored, doc_calls)

@@ -1,17 +1,24 @@
-"""Step 2: beam search over the documentation of one tool.
+"""Step 2: beam search over the documentation of one tool, and the honest choice of what ships.
 
-A child doc is proposed by the doc generator G_D: it critiques the parent doc from the task
-model's mistakes on a batch of Step-1 examples (m8), then rewrites it (m7, a JSON object with a
-description and one text per parameter). A doc's reward is the task model's accuracy on the
-batch with that doc and no demos (the doc linter's score breaks ties). Part of the examples is
-held out: the winner must not score below D0 on them, otherwise D0 is kept and the reason said.
+Candidates: D0; the facts doc (D0 with what tool play refuted taken out and what it established
+stated, written by code, :func:`play2prompt.method.facts.facts_doc`); and rewrites by the doc
+generator G_D, which critiques the parent doc from the task model's mistakes on a batch of
+Step-1 examples (m8) and rewrites it (m7, a JSON object with a description and one text per
+parameter). A rewrite is completed by code before it is scored: a parameter it blanks keeps its
+facts-doc text, a fact it leaves out is stated, a D0 statement it drops is kept
+(:func:`complete_doc`). A doc's reward is the task model's accuracy on the batch with that doc
+and no demos (the doc linter's score breaks ties).
+
+The examples are split by their calls (a hash, not the search's choices) into a training part,
+which builds and scores candidates, and a held-out part, never used to build anything. The best
+candidate replaces D0 only when it scores strictly higher than D0 on the held-out examples,
+both asked afresh (a seed of their own, never a replay of Step 1's test); otherwise the run
+keeps the original and says so. With too few examples to hold any out, D0 is kept.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -22,7 +29,9 @@ from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.example_search import Example
+from play2prompt.method.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
+from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score
@@ -31,8 +40,10 @@ from play2prompt.tools.model import Tool, ToolDoc
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
 REWRITE_TRIES = 3
+HOLDOUT_SEED = "held-out"
 _PLACEHOLDERS = {"", "none", "n/a", "na", "no data", "tbd", "todo", "unknown", "null", "-"}
 _MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
+_CONTENT = re.compile(r"[a-z0-9][a-z0-9'/-]{3,}")
 
 
 def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
@@ -42,7 +53,7 @@ def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
                                                    for n, t in doc.params.items()]
     for label, text in texts:
         clean = text.strip()
-        if clean.lower().strip(".:; ") in _PLACEHOLDERS or len(clean.split()) < 2:
+        if is_placeholder(clean):
             problems.append(f"{label}: empty or placeholder text")
         elif _MARKUP.search(clean) or f"{tool_name}(" in clean:
             problems.append(f"{label}: contains code or template markup")
@@ -51,20 +62,67 @@ def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
     return problems
 
 
+def is_placeholder(text: str) -> bool:
+    return text.lower().strip(".:; ") in _PLACEHOLDERS or len(text.split()) < 2
+
+
 def rewrite_schema(param_names: Sequence[str]) -> dict[str, Any]:
     """m7's answer: length bounds only (regex patterns compile too slowly in llguidance);
     :func:`doc_problems` rejects degenerate text by code."""
-    params = {p: {"type": "string", "minLength": 8, "maxLength": 250} for p in param_names}
+    params = {p: {"type": "string", "minLength": 8, "maxLength": 300} for p in param_names}
     return object_schema({
         "description": {"type": "string", "minLength": 20, "maxLength": 600},
         "params": object_schema(params),
     })
 
 
+def _words(text: str) -> set[str]:
+    return set(_CONTENT.findall(text.lower()))
+
+
+def _says(text: str, sentence: str, share: float = 0.5) -> bool:
+    """``text`` already says most of what ``sentence`` says: most of the values of a list
+    ("One of: c, cm, mi"), else most of its content words."""
+    if sentence.startswith(ACCEPTS):
+        values = {v.strip().lower() for v in sentence[len(ACCEPTS):].rstrip(".").split(",")}
+        tokens = set(re.findall(r"[\w./+-]+", text.lower()))
+        return len(values & tokens) >= share * len(values)
+    wanted = _words(sentence)
+    return not wanted or len(wanted & _words(text)) >= share * len(wanted)
+
+
+def complete_text(text: str, original: str, sentences: Sequence[str], fallback: str,
+                  facts: Sequence[Fact] = ()) -> str:
+    """One text of a rewrite, completed: what the ``facts`` refute taken out; the ``fallback``
+    when it is blank or a placeholder; the ``original`` statement put back when the rewrite
+    dropped it; every fact sentence it does not already say added."""
+    text = strip_refuted(text.strip(), facts)
+    if is_placeholder(text):
+        return fallback
+    if original and not _says(text, original, 1 / 3):
+        text = f"{original.rstrip('.')}. {text}"
+    for sentence in sentences:
+        if not _says(text, sentence):
+            text = f"{text.rstrip(' .')}. {sentence}"
+    return text
+
+
+def complete_doc(doc: ToolDoc, d0: ToolDoc, book: FactBook, reference: ToolDoc) -> ToolDoc:
+    """A rewrite merged with what must stay (``reference``: the facts doc): never a blank
+    parameter, no D0 statement that play did not refute lost, every established fact said."""
+    params = {name: complete_text(doc.params.get(name, ""),
+                                  strip_refuted(d0.params.get(name, ""), book.of(name)),
+                                  book.sentences(name), reference.params[name], book.of(name))
+              for name in reference.params}
+    return ToolDoc(complete_text(doc.description, d0.description, book.sentences(""),
+                                 reference.description), params)
+
+
 @dataclass(frozen=True)
 class DocCandidate:
     doc: ToolDoc
     critique: str = ""
+    kind: str = "rewrite"            # original | facts | rewrite
 
     @property
     def key(self) -> str:
@@ -90,36 +148,41 @@ class DocSearchOutcome:
 
 def split_examples(examples: Sequence[Example], holdout: float, seed: Any
                    ) -> tuple[list[Example], list[Example]]:
-    """(train, held-out). With fewer than 3 examples both are the whole set."""
+    """(train, held-out), by a hash of each example's call: which examples are held out does
+    not depend on how the search ranked them. At least one is held out when there are two;
+    with fewer nothing is (and nothing can replace D0)."""
     items = list(examples)
-    if len(items) < 3 or holdout <= 0:
-        return items, items
-    rng = random.Random(derive_seed(seed))
-    order = list(range(len(items)))
-    rng.shuffle(order)
+    if len(items) < 2 or holdout <= 0:
+        return items, []
+    order = sorted(range(len(items)),
+                   key=lambda i: stable_hash(seed, items[i].invocation.key()))
     n_hold = max(1, round(holdout * len(items)))
-    hold = [items[i] for i in sorted(order[:n_hold])]
-    train = [items[i] for i in sorted(order[n_hold:])]
-    return train, hold
+    held = set(order[:n_hold])
+    return ([x for i, x in enumerate(items) if i not in held],
+            [x for i, x in enumerate(items) if i in held])
 
 
 class DocSpace:
     def __init__(self, tool: Tool, engine: Engine, batch: Sequence[Example],
-                 errors: Sequence[str] = ()) -> None:
+                 book: FactBook) -> None:
         self.tool = tool
         self.engine = engine
         self.batch = list(batch)
+        self.book = book
+        self.reference = facts_doc(tool, book)
         self.evals: dict[str, DocEval] = {}
-        self.evidence = _evidence(batch, errors)
 
-    async def evaluate(self, doc: ToolDoc, examples: Sequence[Example]) -> DocEval:
-        """The task model's accuracy on ``examples`` with ``doc`` and no demos."""
+    async def evaluate(self, doc: ToolDoc, examples: Sequence[Example],
+                       demos: Sequence[Demo] = (), fresh: str = "") -> DocEval:
+        """The task model's accuracy on ``examples`` with ``doc`` (and ``demos``). ``fresh``
+        gives the requests a seed of their own, so they are asked anew, not replayed."""
         tool = self.tool.with_doc(doc)
         eng = self.engine
+        seed = derive_seed(eng.config.seed, fresh) if fresh else eng.config.seed
 
         async def one(ex: Example) -> dict[str, Any] | None:
-            attempt = await eng.prompter.attempt(eng.task_model, [tool], ex.query,
-                                                 seed=eng.config.seed,
+            attempt = await eng.prompter.attempt(eng.task_model, [tool], ex.query, demos,
+                                                 seed=seed,
                                                  temperature=eng.config.task_temperature)
             if attempt.error:
                 return {"query": ex.query, "expected": ex.invocation.to_python(),
@@ -153,6 +216,12 @@ class DocSpace:
                                        for nid in node_ids[:count]))
         return [c for c in found if c is not None]
 
+    def _evidence(self) -> str:
+        lines = [f"- \"{ex.query}\" -> {ex.invocation.to_python()}" for ex in self.batch[:5]]
+        facts = self.book.render()
+        return "\n".join(["What the tool has shown (true, keep it):", facts or "(nothing)",
+                          "Requests and the correct calls:", *lines])
+
     async def _rewrite(self, base: ToolDoc, failures: list[dict[str, Any]],
                        node_id: str) -> DocCandidate | None:
         eng = self.engine
@@ -168,78 +237,39 @@ class DocSpace:
         names = list(self.tool.properties)
         for t in range(REWRITE_TRIES):
             (d,), _ = await chat_json(
-                eng.doc_generator, eng.prompts.render("m7", doc=rendered, evidence=self.evidence,
+                eng.doc_generator, eng.prompts.render("m7", doc=rendered,
+                                                      evidence=self._evidence(),
                                                       critique=critique or "(none)"),
                 rewrite_schema(names), role="generator", seed=derive_seed(node_id, "m7", t),
-                temperature=retry_temperature(eng.config.temperature, t), max_tokens=700)
+                temperature=retry_temperature(eng.config.temperature, t), max_tokens=900)
             if not d:
                 continue
-            doc = ToolDoc(str(d["description"]).strip(),
+            raw = ToolDoc(str(d["description"]).strip(),
                           {n: str(d["params"].get(n, "")).strip() for n in names})
-            problems = doc_problems(doc, self.tool.name)
+            problems = doc_problems(raw, self.tool.name)
             if not problems:
+                doc = complete_doc(raw, self.tool.doc, self.book, self.reference)
                 return DocCandidate(doc, critique)
             eng.store.put_candidate(
                 f"doc-{self.tool.name}-{node_id}-rejected{t}", tool=self.tool.name, stage="doc",
                 iteration=-1, parent=None, state="invalid", reward=None,
-                payload={"doc": doc.to_dict(), "critique": critique, "problems": problems})
+                payload={"doc": raw.to_dict(), "critique": critique, "problems": problems})
         return None
 
 
-def _evidence(examples: Sequence[Example], errors: Sequence[str] = (), limit: int = 5) -> str:
-    lines = [f"- {ex.invocation.to_python()} -> {ex.observation.render(200)}"
-             for ex in examples[:limit]]
-    distinct = list(dict.fromkeys(e[:200] for e in errors if e))[:3]
-    if distinct:
-        lines.append("Calls that failed said:")
-        lines.extend(f"- {e}" for e in distinct)
-    return "\n".join(lines) or "(none)"
-
-
-def evidence_doc(tool: Tool, examples: Sequence[Example], errors: Sequence[str] = ()) -> ToolDoc:
-    """D0 plus what tool play established, written by code: text values that executed
-    successfully for each parameter, the shape of the output, and what the tool said when a
-    call failed."""
-    d0 = tool.doc
-    params = {}
-    for name in tool.properties:
-        # text values only: they show accepted formats and codes ("USD", "2024-01-01"); numbers
-        # from play are arbitrary, and small task models copy them into unrelated requests
-        seen = list(dict.fromkeys(json.dumps(ex.invocation.arguments[name], ensure_ascii=False)
-                                  for ex in examples if ex.observation.ok
-                                  and isinstance(ex.invocation.arguments.get(name), str)))[:4]
-        text = d0.params.get(name, "").strip()
-        if seen:
-            note = f"Values that worked in tests: {', '.join(seen)}."
-            text = f"{text.rstrip('.')}. {note}" if text else note
-        params[name] = text
-    description = d0.description.strip()
-    outputs = [ex.observation.output for ex in examples if ex.observation.ok]
-    if outputs and isinstance(outputs[0], dict) and outputs[0]:
-        keys = ", ".join(list(outputs[0])[:8])
-        description = f"{description.rstrip('.')}. Returns an object with {keys}."
-    distinct = list(dict.fromkeys(e.split("\n")[0][:160] for e in errors if e))[:2]
-    if distinct:
-        description += " Errors seen: " + " / ".join(distinct)
-    return ToolDoc(description, params)
-
-
-async def search_doc(tool: Tool, engine: Engine, examples: Sequence[Example],
-                     errors: Sequence[str] = ()) -> DocSearchOutcome:
-    """Run Step 2 for ``tool`` on its Step-1 ``examples`` (``errors``: tool play's failures)."""
+async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
+                     hold: Sequence[Example], book: FactBook) -> DocSearchOutcome:
+    """Run Step 2 for ``tool``: candidates built and scored on ``train`` (with ``book``, the
+    facts of every call but the held-out ones), the winner checked against D0 on ``hold``."""
     cfg = engine.config
     d0 = tool.doc
-    if len(examples) < cfg.min_examples_for_docs:
-        return _unscored(tool, examples, errors, cfg.evidence_notes)
-    train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
-    space = DocSpace(tool, engine, train[: cfg.doc_batch], errors)
-    initial = [DocCandidate(d0)]
-    notes_key: str | None = None
-    if cfg.evidence_notes:
-        notes = DocCandidate(evidence_doc(tool, examples, errors), "notes from tool play")
-        if notes.key != initial[0].key:
-            initial.append(notes)
-            notes_key = notes.key
+    if len(train) + len(hold) < cfg.min_examples_for_docs or not hold or not train:
+        return DocSearchOutcome(d0, False, f"kept the original: only {len(train) + len(hold)} "
+                                f"verified example(s), too few to hold any out", {})
+    space = DocSpace(tool, engine, train[: cfg.doc_batch], book)
+    initial = [DocCandidate(d0, kind="original")]
+    if cfg.evidence_notes and DocCandidate(space.reference).key != initial[0].key:
+        initial.append(DocCandidate(space.reference, "facts from tool play", "facts"))
     settings = cfg.docs
 
     def on_iteration(iteration: int, new: list[Node[DocCandidate]],
@@ -251,18 +281,19 @@ async def search_doc(tool: Tool, engine: Engine, examples: Sequence[Example],
                 parent=f"doc-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload={"doc": node.item.doc.to_dict(), "critique": node.item.critique,
+                         "kind": node.item.kind,
                          "accuracy": space.evals[node.item.key].accuracy,
                          "failures": space.evals[node.item.key].failures[:5]})
         engine.reporter.advance(tool.name, len(new) or 1)
 
     stopped_early = False
     if settings.method == "mc":
-        root = Node("root", DocCandidate(d0), 0.0, 0)
-        d0_score = (await space.score([root.item], 0))[0]
-        mc = await monte_carlo_search(_ChildrenOf(space, root), width=settings.width,
+        scored = await space.score(initial, 0)
+        roots = [Node(f"root{i}", c, s, 0) for i, (c, s) in enumerate(zip(initial, scored))]
+        mc = await monte_carlo_search(_ChildrenOf(space, roots[0]), width=settings.width,
                                       budget=settings.budget(), on_iteration=on_iteration)
-        history = [Node(root.id, root.item, d0_score, 0)] + mc.history
-        best_per_iteration: tuple[float | None, ...] = (d0_score,) + tuple(
+        history = roots + mc.history
+        best_per_iteration: tuple[float | None, ...] = (max(scored),) + tuple(
             mc.best_reward_per_iteration())
     else:
         result = await beam_search(space, width=settings.width, expand=settings.expand,
@@ -271,19 +302,9 @@ async def search_doc(tool: Tool, engine: Engine, examples: Sequence[Example],
         history = result.history
         best_per_iteration = tuple(result.best_reward_per_iteration())
         stopped_early = result.stopped_early
-    outcome = await _choose(space, tool, d0, history, hold, best_per_iteration, notes_key)
-    return replace(outcome, stopped_early=stopped_early)
-
-
-def _unscored(tool: Tool, examples: Sequence[Example], errors: Sequence[str],
-              notes: bool) -> DocSearchOutcome:
-    """Too few examples to score docs on: D0 plus the code-written notes of what tool play saw
-    (the tool's own error messages, values that ran), or D0 when play saw nothing."""
-    reason = f"only {len(examples)} usable example(s)"
-    doc = evidence_doc(tool, examples, errors) if notes else tool.doc
-    if DocCandidate(doc).key == DocCandidate(tool.doc).key:
-        return DocSearchOutcome(tool.doc, False, f"kept D0: {reason}", {})
-    return DocSearchOutcome(doc, True, f"notes from tool play, not scored: {reason}", {})
+    outcome = await choose_doc(space, d0, history, hold)
+    return replace(outcome, history=tuple(history), best_per_iteration=best_per_iteration,
+                   stopped_early=stopped_early)
 
 
 class _ChildrenOf:
@@ -300,32 +321,56 @@ class _ChildrenOf:
         return await self.space.score(items, iteration)
 
 
-async def _choose(space: DocSpace, tool: Tool, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
-                  hold: Sequence[Example], best_per_iteration: tuple[float | None, ...],
-                  notes_key: str | None = None) -> DocSearchOutcome:
-    """The best doc by batch accuracy, unless it scores below D0 on the held-out examples.
-
-    On a tie the code-written notes doc wins over D0 (it adds only facts that execution
-    established), and D0 wins over LLM rewrites (a rewrite must earn its place)."""
+async def choose_doc(space: DocSpace, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
+                     hold: Sequence[Example]) -> DocSearchOutcome:
+    """The best candidate other than D0 by training score (on a tie the facts doc first: it
+    states only what execution established), kept only if it does not score below D0 on the
+    training batch and scores strictly higher than D0 on the held-out examples."""
     d0_key = DocCandidate(d0).key
-    rank = {notes_key: 0, d0_key: 1}
-    best = sorted(history, key=lambda n: (-n.reward, rank.get(n.item.key, 2)))[0]
+    rank = {"facts": 0, "rewrite": 1}
+    others = [n for n in history if n.item.key != d0_key]
     d0_train = space.evals[d0_key].accuracy
+    scores: dict[str, float | None] = {"d0_train": d0_train, "best_train": None,
+                                       "d0_holdout": None, "best_holdout": None}
+    if not others:
+        return DocSearchOutcome(d0, False, "kept the original: no other candidate", scores)
+    best = sorted(others, key=lambda n: (-space.evals[n.item.key].accuracy,
+                                         rank.get(n.item.kind, 2), -n.reward))[0]
     best_train = space.evals[best.item.key].accuracy
-    scores: dict[str, float | None] = {"d0_train": d0_train, "best_train": best_train}
-    if best.item.key == d0_key:
-        scores.update(d0_holdout=None, best_holdout=None)
-        return DocSearchOutcome(d0, False, "kept D0: no rewrite scored higher", scores,
-                                tuple(history), best_per_iteration)
-    d0_hold, best_hold = await asyncio.gather(space.evaluate(d0, hold),
-                                              space.evaluate(best.item.doc, hold))
+    scores["best_train"] = best_train
+    if best_train < d0_train:
+        return DocSearchOutcome(d0, False, f"kept the original: the best candidate scored "
+                                f"{best_train:.2f} on the training examples, below the "
+                                f"original's {d0_train:.2f}", scores)
+    d0_hold, best_hold = await asyncio.gather(
+        space.evaluate(d0, hold, fresh=HOLDOUT_SEED),
+        space.evaluate(best.item.doc, hold, fresh=HOLDOUT_SEED))
     scores.update(d0_holdout=d0_hold.accuracy, best_holdout=best_hold.accuracy)
-    if best_hold.accuracy < d0_hold.accuracy:
-        reason = (f"kept D0: the best rewrite scored {best_hold.accuracy:.2f} on held-out "
-                  f"examples, below D0's {d0_hold.accuracy:.2f}")
-        return DocSearchOutcome(d0, False, reason, scores, tuple(history), best_per_iteration)
-    kind = "notes from tool play" if best.item.key == notes_key else "rewrite"
-    reason = (f"{kind}: batch accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
+    kind = "facts from tool play" if best.item.kind == "facts" else "rewrite"
+    if best_hold.accuracy <= d0_hold.accuracy:
+        reason = (f"kept the original: the best {kind} scored {best_hold.accuracy:.2f} on "
+                  f"{len(hold)} held-out example(s), not above the original's "
+                  f"{d0_hold.accuracy:.2f}")
+        return DocSearchOutcome(d0, False, reason, scores)
+    reason = (f"{kind}: training accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
               f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f}")
-    return DocSearchOutcome(best.item.doc, True, reason, scores, tuple(history),
-                            best_per_iteration)
+    return DocSearchOutcome(best.item.doc, True, reason, scores)
+
+
+async def choose_demo_count(space: DocSpace, doc: ToolDoc, demos: Sequence[Example],
+                            hold: Sequence[Example], top: int) -> tuple[int, dict[str, float]]:
+    """How many of ``demos`` to ship with ``doc``: the task model's held-out accuracy with 0,
+    1 and ``top`` demos; more demos only when they score strictly higher than fewer (a small
+    task model that copies demo values gets none)."""
+    counts = sorted({0, min(1, len(demos)), min(top, len(demos))})
+    if not hold or counts == [0]:
+        return 0, {}
+    evals = await asyncio.gather(*(space.evaluate(doc, hold, [d.demo() for d in demos[:k]],
+                                                  fresh=HOLDOUT_SEED) for k in counts))
+    scores = {str(k): ev.accuracy for k, ev in zip(counts, evals)}
+    best = 0
+    for k, ev in zip(counts, evals):
+        if ev.accuracy > scores[str(best)]:
+            best = k
+    return best, scores
+

@@ -1,55 +1,45 @@
 """Step 1: beam search over examples E = (query x, tool F, invocation I, answer y).
 
 A candidate is proposed by tool play (a valid, executed invocation), then refined for N_E
-rounds: write a query (m3), write the answer from the real output (m4), grade it (R_q: code
-checks, plus m5 when the generator can grade), run the task model on the query with D0 and no
-demos (R_e = 1 when it fails), and reflect (m6). The best round is the candidate; its reward is
-R = R_q + lambda * R_e. Children are conditioned on their parent's example and reflection.
+rounds: write a request (m3, gated by code and by re-reading, see
+:mod:`play2prompt.method.requests`), grade it (R_q: code checks, plus m5 when the generator
+graded well in the run's calibration), run the task model on it with D0 and no demos (R_e = 1
+when it fails; never asked when lambda is 0) and reflect (m6). The best round is the candidate;
+its reward is R = R_q + lambda * R_e, or 0 when the request failed a gate. Children are
+conditioned on their parent's example and reflection.
+
+What tool play learns about the tool (its facts, the calls that failed) is shared between
+iterations as a snapshot taken when an iteration starts, so the result does not depend on the
+order in which concurrent plays finish. After the first iteration, code probes the tool from one
+executed call (:func:`play2prompt.method.facts.probes`). Answers (m4) are written only for the
+examples chosen as demos.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from play2prompt.engine import Engine
-from play2prompt.jsonutil import derive_seed
+from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.play import PlayResult, ToolPlayer, retry_temperature
-from play2prompt.method.rewards import check_query, leaf_values, quality_reward, total_reward
+from play2prompt.method.facts import FactBook, known_doc, probes, seen
+from play2prompt.method.play import NOT_EXECUTED, PlayResult, ToolPlayer
+from play2prompt.method.requests import REREAD_PROBLEM, Request, RequestWriter, reads_like_code
+from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation, Tool
 
-# Plain length bounds only: llguidance compiles regex patterns slowly (minutes for patterns with
-# counted repetitions), so what a query must satisfy is checked by code (rejection sampling).
-QUERY_SCHEMA = object_schema({"query": {"type": "string", "minLength": 8, "maxLength": 300}})
 ANSWER_SCHEMA = object_schema({"answer": {"type": "string", "minLength": 1, "maxLength": 500}})
 GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
                               "reason": {"type": "string", "maxLength": 300}})
 REFLECT_SCHEMA = object_schema({"reflection": {"type": "string", "maxLength": 400}})
-QUERY_TRIES = 3
-_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`")
 
-
-def reads_like_code(query: str, tool_name: str) -> bool:
-    """A query that is really a function call (or names the tool) is no user request."""
-    return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
-
-
-def describe_values(inv: Invocation, param_docs: Mapping[str, str]) -> str:
-    """The call's values labelled by what they mean (the doc's words, not identifiers)."""
-    lines = []
-    for name, value in inv.arguments.items():
-        label = (param_docs.get(name) or "").strip() or name.replace("_", " ")
-        shown = ", ".join(str(v) for v in leaf_values(value)) if isinstance(
-            value, (list, dict)) else str(value)
-        lines.append(f"- {label[:80]}: {shown}")
-    return "\n".join(lines) or "(no values)"
+__all__ = ["Example", "ExampleSpace", "reads_like_code", "search_examples", "select_demos"]
 
 
 @dataclass(frozen=True)
@@ -62,27 +52,28 @@ class Example:
     r_q: float
     r_e: float
     reward: float
-    checks: Mapping[str, Any] = field(default_factory=dict)
+    checks: Any = field(default_factory=dict)
     grade: float | None = None
     solved: bool = False              # the task model answered it right with D0
     attempt: str = ""                 # the task model's raw answer
     reflection: str = ""
     refinement_round: int = 0
+    problems: tuple[str, ...] = ()    # gates the request failed (empty: it passed)
+    rederived: str = ""               # the call re-read from the request
 
     @property
     def verified(self) -> bool:
-        """Executed successfully and the query states every value the call uses."""
-        return (self.observation.ok and float(self.checks.get("values_present", 0)) >= 0.999
-                and bool(self.checks.get("answer_ok", False)))
+        """Executed successfully, and the request passed every gate: it reads like a user's
+        and re-reading it gives the same call."""
+        return self.observation.ok and bool(self.query) and not self.problems
 
     @property
     def clean(self) -> bool:
-        """Reads like a user's request: names no function or parameter and is not code."""
-        return bool(self.checks.get("no_names", True)) and not reads_like_code(self.query,
-                                                                              self.tool)
+        """Reads like a user's request (no code, identifiers or copied instructions)."""
+        return not any(not p.startswith(REREAD_PROBLEM) for p in self.problems)
 
     def demo(self) -> Demo:
-        return Demo(self.query, (self.invocation,), self.answer)
+        return Demo(self.query, (self.invocation,), self.answer or None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +82,7 @@ class Example:
             "r_q": self.r_q, "r_e": self.r_e, "reward": self.reward, "checks": dict(self.checks),
             "grade": self.grade, "solved": self.solved, "attempt": self.attempt,
             "reflection": self.reflection, "refinement_round": self.refinement_round,
+            "problems": list(self.problems), "rederived": self.rederived,
         }
 
     @classmethod
@@ -99,7 +91,8 @@ class Example:
                    Observation.from_dict(d["observation"]), d["answer"], float(d["r_q"]),
                    float(d["r_e"]), float(d["reward"]), d.get("checks") or {}, d.get("grade"),
                    bool(d.get("solved")), d.get("attempt", ""), d.get("reflection", ""),
-                   int(d.get("refinement_round", 0)))
+                   int(d.get("refinement_round", 0)), tuple(d.get("problems") or ()),
+                   d.get("rederived", ""))
 
 
 class ExampleSpace:
@@ -109,9 +102,14 @@ class ExampleSpace:
         self.tool = tool
         self.engine = engine
         self.player = ToolPlayer(tool, engine)
+        self.writer = RequestWriter(tool, engine)
+        self.book = FactBook(tool)        # the tool's facts, as of the current iteration
+        self.failed: dict[str, str] = {}  # calls that failed, same snapshot
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
         self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
         self._plays: dict[str, tuple[int, PlayResult]] = {}
+        self.probed: list[tuple[str, Invocation, Observation]] = []
+        self.probed_valid = False         # the probes started from a call that worked
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
 
     @property
@@ -123,11 +121,12 @@ class ExampleSpace:
     async def propose(self, parent: Node[Example] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[Example]:
         explored = frozenset(self.explored)
+        known, failed = FactBook(self.tool, self.book.all_facts()), dict(self.failed)
         guidance = self._guidance(parent, tuple(self.failures))
         ids = list(node_ids[:count])
-        plays = list(await asyncio.gather(*(self.player.play(nid, guidance, explored)
-                                            for nid in ids)))
-        plays = await self._vary_siblings(ids, plays, guidance, explored)
+        plays = list(await asyncio.gather(*(self.player.play(nid, guidance, explored, known,
+                                                             failed) for nid in ids)))
+        plays = await self._vary_siblings(ids, plays, guidance, explored, known, failed)
         for nid, play in zip(ids, plays):
             self._plays[nid] = (iteration, play)
             self.engine.store.put_candidate(
@@ -139,7 +138,8 @@ class ExampleSpace:
         return list(found)
 
     async def _vary_siblings(self, ids: list[str], plays: list[PlayResult], guidance: str,
-                             explored: frozenset[str]) -> list[PlayResult]:
+                             explored: frozenset[str], known: FactBook,
+                             failed: dict[str, str]) -> list[PlayResult]:
         """Siblings share a prompt, so they can land on the same call: a later sibling (in id
         order) that repeats an earlier one plays again with both calls marked as explored, and
         is dropped if it repeats one again. No call is refined twice in one proposal."""
@@ -154,29 +154,59 @@ class ExampleSpace:
         if not repeats:
             return plays
         self.sibling_duplicates += len(repeats)
-        known = explored | taken
-        again = await asyncio.gather(*(self.player.play(f"{ids[j]}:vary", guidance, known)
-                                       for j in repeats))
+        known_calls = explored | taken
+        again = await asyncio.gather(*(self.player.play(f"{ids[j]}:vary", guidance, known_calls,
+                                                        known, failed) for j in repeats))
         for j, replay in zip(repeats, again):
             inv = replay.invocation
             fresh = inv is not None and inv.key() not in taken
             if fresh:
                 taken.add(inv.key())
             plays[j] = PlayResult(inv if fresh else None, replay.observation if fresh else None,
-                                  plays[j].attempts + replay.attempts, ids[j])
+                                  plays[j].attempts + replay.attempts, ids[j],
+                                  plays[j].facts + replay.facts)
         return plays
 
-    def end_iteration(self, new: Sequence[Node[Example]]) -> None:
+    async def end_iteration(self, new: Sequence[Node[Example]]) -> None:
         """Update what the next iteration's proposals know (a snapshot, so the outcome does
-        not depend on the order in which concurrent candidates finish)."""
+        not depend on the order in which concurrent candidates finish), and probe the tool
+        once, from the first call that ran."""
         self.explored.update(n.item.invocation.key() for n in new)
         lines = dict.fromkeys(self.failures)
         for play in self.plays:
+            for fact in play.facts:
+                self.book.add(fact)
+            self.failed.update(play.failed_calls())
             for att in play.attempts:
                 if att.invocation is not None and att.verdict != 0 and \
-                        att.observation.error_type not in ("duplicate", "parse"):
+                        att.observation.error_type not in NOT_EXECUTED:
                     lines[f"{att.invocation.to_python()} -> {att.analysis[:200]}"] = None
         self.failures = list(lines)[-4:]
+        if self.engine.config.probe:
+            await self._probe()
+
+    async def _probe(self) -> None:
+        """Probe from the first call that worked (from the first call that ran while none has
+        worked; then once more when one works)."""
+        executed = [a for p in self.plays for a in p.attempts
+                    if a.invocation is not None and a.observation.error_type in (None, "exception")]
+        valid = [a for a in executed if a.verdict == 0]
+        if not executed or (self.probed and (self.probed_valid or not valid)):
+            return
+        start = (valid or executed)[0].invocation
+        self.probed_valid = bool(valid)
+        calls = probes(self.tool, start)
+        observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
+        for (param, inv), raw in zip(calls, observations):
+            obs = seen(raw, self.engine.scrubber)
+            self.book.observe(inv, obs, probed=param)
+            self.probed.append((param, inv, obs))
+        self.engine.store.put_candidate(
+            f"probe-{self.tool.name}-{len(self.probed)}", tool=self.tool.name, stage="probe",
+            iteration=0, parent=None, state="valid" if valid else "invalid", reward=None,
+            payload={"from": start.to_dict(), "probes": [
+                {"param": p, "invocation": i.to_dict(), "observation": o.to_dict()}
+                for p, i, o in self.probed], "facts": self.book.to_list()})
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
@@ -195,15 +225,16 @@ class ExampleSpace:
 
     async def _refined(self, play: PlayResult, parent: Node[Example] | None, node_id: str,
                        iteration: int) -> Example:
-        """N_E rounds of query / answer / grade / task-model test / reflection; the best."""
+        """N_E rounds of request / checks / grade / task-model test / reflection; the best."""
         assert play.invocation is not None and play.observation is not None
+        book = FactBook(self.tool, play.facts)
         last_round = iteration >= self.engine.config.examples.depth
         best: Example | None = None
         previous = parent.item if parent is not None else None
         for r in range(self.engine.config.n_e):
             reflect = not (last_round and r == self.engine.config.n_e - 1)
             ex = await self._refine(play.invocation, play.observation, previous,
-                                    f"{node_id}:{r}", r, reflect)
+                                    f"{node_id}:{r}", r, reflect, book)
             if best is None or ex.reward > best.reward:
                 best = ex
             previous = ex
@@ -211,70 +242,37 @@ class ExampleSpace:
         return best
 
     async def _refine(self, inv: Invocation, obs: Observation, previous: Example | None,
-                      seed_key: str, round_: int, reflect: bool) -> Example:
+                      seed_key: str, round_: int, reflect: bool, book: FactBook) -> Example:
         eng, cfg = self.engine, self.engine.config
-        call, output = inv.to_python(), obs.render(800)
-        context = ""
-        if previous is not None:
-            context = (f"A previous request was: \"{previous.query}\"\n"
-                       f"Advice for the new one: {previous.reflection}")
-        query = await self._write_query(inv, call, output, context, seed_key)
-        (a,), _ = await chat_json(
-            eng.generator, eng.prompts.render("m4", query=query, call=call, output=output),
-            ANSWER_SCHEMA, role="generator", seed=derive_seed(seed_key, "m4"),
-            temperature=cfg.temperature, max_tokens=250)
-        answer = str(a["answer"]).strip() if a else ""
-        checks = check_query(query, inv, list(self.tool.properties), answer)
-        grade = await self._grade(query, call, output, answer, seed_key) if eng.llm_grading \
-            else None
+        same_call = previous is not None and previous.invocation.key() == inv.key()
+        request = await self.writer.write(inv, obs, seed_key, book,
+                                          previous.query if same_call else "",
+                                          previous.reflection if previous else "")
+        checks = check_query(request.query, inv)
+        gated = bool(request.problems)
+        grade = None
+        if eng.llm_grade and not gated:
+            grade = await self._grade(request.query, inv, obs, seed_key)
         r_q = quality_reward(checks, grade)
-        solved, attempt = await self._task_solves(query, inv, obs) if query else (False, "")
-        r_e = 0.0 if solved else 1.0
-        reward = total_reward(r_q, r_e, cfg.lam)
+        solved, attempt = False, ""
+        if cfg.lam > 0 and not gated:
+            solved, attempt = await self._task_solves(request.query, inv, obs)
+        r_e = 0.0 if solved or gated or cfg.lam <= 0 else 1.0
+        reward = 0.0 if gated else total_reward(r_q, r_e, cfg.lam)
         reflection = ""
         if reflect:
-            reflection = await self._reflect(query, call, checks.describe(), attempt, solved,
-                                             reward, seed_key)
-        return Example(self.tool.name, query, inv, obs, answer, r_q, r_e, reward,
-                       checks.to_dict(), grade, solved, attempt, reflection, round_)
+            reflection = await self._reflect(request, inv, checks.describe(), attempt, solved,
+                                             reward, seed_key, book)
+        return Example(self.tool.name, request.query, inv, obs, "", r_q, r_e, reward,
+                       checks.to_dict(), grade, solved, attempt, reflection, round_,
+                       request.problems, request.rederived)
 
-    async def _write_query(self, inv: Invocation, call: str, output: str, context: str,
-                           seed_key: str) -> str:
-        """m3, rejection-sampled by code: a draft that reads like code, names the tool or misses
-        a value is redrawn (hotter, told what was wrong) up to ``QUERY_TRIES`` times; the best
-        draft by the code checks is kept."""
-        eng = self.engine
-        values = describe_values(inv, self.tool.doc.params)
-        best, best_score, note = "", -1.0, ""
-        for t in range(QUERY_TRIES):
-            (q,), _ = await chat_json(
-                eng.generator, eng.prompts.render("m3", doc=self.tool.render_doc(), call=call,
-                                                  output=output, values=values,
-                                                  context=context + note),
-                QUERY_SCHEMA, role="generator", seed=derive_seed(seed_key, "m3", t),
-                temperature=retry_temperature(eng.config.temperature, t), max_tokens=160)
-            query = str(q["query"]).strip() if q else ""
-            if not query:
-                continue
-            checks = check_query(query, inv, list(self.tool.properties))
-            code_like = reads_like_code(query, self.tool.name)
-            score = checks.values_present + (0.0 if code_like else 1.0)
-            if score > best_score:
-                best, best_score = query, score
-            if not code_like and not checks.missing_values:
-                break
-            problems = ["it read like code or named the tool"] if code_like else []
-            if checks.missing_values:
-                problems.append("it left out " + ", ".join(checks.missing_values))
-            note = f"\nYour last draft was: {query}\nRewrite it: {'; '.join(problems)}."
-        return best
-
-    async def _grade(self, query: str, call: str, output: str, answer: str,
+    async def _grade(self, query: str, inv: Invocation, obs: Observation,
                      seed_key: str) -> float | None:
         eng = self.engine
         (g,), _ = await chat_json(
             eng.generator, eng.prompts.render("m5", doc=self.tool.render_doc(), query=query,
-                                              call=call, output=output, answer=answer),
+                                              call=inv.to_python(), output=obs.render(800)),
             GRADE_SCHEMA, role="generator", seed=derive_seed(seed_key, "m5"), temperature=0.0,
             max_tokens=200)
         return float(g["score"]) if g else None
@@ -293,17 +291,24 @@ class ExampleSpace:
         summary = ", ".join(c.to_python() for c in attempt.calls)
         return outcome.correct, summary + ("" if outcome.correct else f" ({outcome.error})")
 
-    async def _reflect(self, query: str, call: str, checks: str, attempt: str, solved: bool,
-                       reward: float, seed_key: str) -> str:
+    async def _reflect(self, request: Request, inv: Invocation, checks: str, attempt: str,
+                       solved: bool, reward: float, seed_key: str, book: FactBook) -> str:
+        """m6; P2P-Easy (lambda 0) asks for a natural, complete request, never a harder one."""
         eng = self.engine
-        verdict = "solved it" if solved else "failed"
-        (r,), _ = await chat_json(
-            eng.generator, eng.prompts.render("m6", doc=self.tool.render_doc(), query=query,
-                                              call=call, checks=checks,
-                                              attempt=f"{attempt} -> {verdict}",
-                                              reward=f"{reward:.2f}"),
-            REFLECT_SCHEMA, role="generator", seed=derive_seed(seed_key, "m6"),
-            temperature=eng.config.temperature, max_tokens=200)
+        problems = "; ".join(request.problems) or checks
+        if eng.config.lam <= 0:
+            messages = eng.prompts.render("m6-easy", doc=known_doc(self.tool, book),
+                                          query=request.query, call=inv.to_python(),
+                                          checks=problems)
+        else:
+            verdict = "solved it" if solved else "failed"
+            messages = eng.prompts.render("m6", doc=known_doc(self.tool, book), query=request.query,
+                                          call=inv.to_python(), checks=problems,
+                                          attempt=f"{attempt} -> {verdict}",
+                                          reward=f"{reward:.2f}")
+        (r,), _ = await chat_json(eng.generator, messages, REFLECT_SCHEMA, role="generator",
+                                  seed=derive_seed(seed_key, "m6"),
+                                  temperature=eng.config.temperature, max_tokens=200)
         return str(r["reflection"]).strip() if r else ""
 
 
@@ -312,7 +317,8 @@ async def search_examples(tool: Tool, engine: Engine) -> tuple[SearchResult[Exam
     space = ExampleSpace(tool, engine)
     settings = engine.config.examples
 
-    def on_iteration(iteration: int, new: list[Node[Example]], kept: list[Node[Example]]) -> None:
+    async def on_iteration(iteration: int, new: list[Node[Example]],
+                           kept: list[Node[Example]]) -> None:
         kept_ids = {n.id for n in kept}
         for node in new:
             engine.store.put_candidate(
@@ -320,7 +326,7 @@ async def search_examples(tool: Tool, engine: Engine) -> tuple[SearchResult[Exam
                 parent=f"ex-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload=node.item.to_dict())
-        space.end_iteration(new)
+        await space.end_iteration(new)
         engine.reporter.advance(tool.name, len(new) or 1)
 
     if settings.method == "mc":
@@ -333,32 +339,54 @@ async def search_examples(tool: Tool, engine: Engine) -> tuple[SearchResult[Exam
     return result, space
 
 
-def select_demos(history: Sequence[Node[Example]], k: int) -> list[Example]:
-    """The ``k`` best distinct examples: requests that read like a user's (no identifiers, no
-    code) first, verified ones first among those, then by reward."""
-    ranked = sorted(history, key=lambda n: (not n.item.clean, not n.item.verified, -n.reward))
-    out: list[Example] = []
-    seen_calls: set[str] = set()
-    seen_queries: set[str] = set()
-    for node in ranked:
-        ex = node.item
-        key, q = ex.invocation.key(), ex.query.strip().lower()
-        if not ex.observation.ok or not q or key in seen_calls or q in seen_queries:
-            continue
-        seen_calls.add(key)
-        seen_queries.add(q)
-        out.append(ex)
-        if len(out) >= k:
-            break
-    return out
-
-
 def distinct_examples(history: Sequence[Node[Example]]) -> list[Example]:
-    """Every usable example once (by query), best first: the material of Step 2."""
-    out, seen = [], set()
+    """Every verified example once (by call and by request), best first: Step 2's material."""
+    out, calls, queries = [], set(), set()
     for node in sorted(history, key=lambda n: -n.reward):
-        q = node.item.query.strip().lower()
-        if q and q not in seen and node.item.observation.ok:
-            seen.add(q)
-            out.append(node.item)
+        ex = node.item
+        q, key = ex.query.strip().lower(), ex.invocation.key()
+        if ex.verified and q not in queries and key not in calls:
+            queries.add(q)
+            calls.add(key)
+            out.append(ex)
     return out
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    return len(wa & wb) / max(1, len(wa | wb))
+
+
+def select_demos(examples: Sequence[Example], k: int) -> list[Example]:
+    """Up to ``k`` verified examples that differ: best reward first, then each next one the
+    one whose call shares the fewest values with those chosen and whose wording differs
+    (word overlap with every chosen request below one half)."""
+    pool = [ex for ex in examples if ex.verified]
+    pool.sort(key=lambda ex: (-ex.reward, stable_hash(ex.query)))
+    chosen: list[Example] = []
+    while pool and len(chosen) < k:
+        def shared(ex: Example) -> int:
+            values = {str(v).lower() for v in ex.invocation.arguments.values()}
+            return sum(len(values & {str(v).lower() for v in c.invocation.arguments.values()})
+                       for c in chosen)
+        fresh = [ex for ex in pool if all(_overlap(ex.query, c.query) < 0.5 for c in chosen)]
+        if not fresh:
+            break
+        best = min(fresh, key=lambda ex: (shared(ex), -ex.reward, stable_hash(ex.query)))
+        chosen.append(best)
+        pool.remove(best)
+    return chosen
+
+
+async def write_answers(examples: Sequence[Example], tool: Tool, engine: Engine) -> list[Example]:
+    """m4 for the chosen demos: the answer to each request from the real output."""
+    async def one(ex: Example) -> Example:
+        call, output = ex.invocation.to_python(), ex.observation.render(800)
+        (a,), _ = await chat_json(
+            engine.generator, engine.prompts.render("m4", query=ex.query, call=call,
+                                                    output=output),
+            ANSWER_SCHEMA, role="generator", seed=derive_seed(tool.name, ex.query, "m4"),
+            temperature=engine.config.temperature, max_tokens=250)
+        return replace(ex, answer=str(a["answer"]).strip() if a else "")
+
+    return list(await asyncio.gather(*(one(ex) for ex in examples)))

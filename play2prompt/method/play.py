@@ -2,9 +2,12 @@
 
 The generator writes a call from the documentation (m1, decoded against the tool's parameter
 schema); the call is checked against the schema and executed; the output is judged (by code,
-plus m2 when the generator can judge). On an error the attempt and its analysis go back into the
-next prompt (reflection) and the generator tries again, up to the try budget. Calls already
-explored are not executed again; they count as a try and the generator is told to vary.
+plus m2 when the generator judged well in the run's calibration). Every execution feeds the
+tool's facts (:mod:`play2prompt.method.facts`): values the tool listed as accepted become enums
+of the schema the next try is decoded against, and the tool's own words about formats, units and
+ranges go into the next prompt with the failed calls. A call that already failed is never
+executed again, and a call already explored is not executed again either; both count as a try
+and the generator is told to vary.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
+from play2prompt.method.facts import Fact, FactBook, known_doc, seen
 from play2prompt.tools.model import Invocation, Observation, Tool
 
+NOT_EXECUTED = ("duplicate", "repeat", "parse")   # attempts that never reached the tool
 JUDGE_SCHEMA = object_schema({
     "err_code": {"type": "integer", "enum": [0, -1]},
     "analysis": {"type": "string", "maxLength": 300},
@@ -44,6 +49,7 @@ class PlayResult:
     observation: Observation | None
     attempts: tuple[Attempt, ...]
     seed_key: str = ""
+    facts: tuple[Fact, ...] = ()      # what this play's executions showed (with what it knew)
 
     @property
     def ok(self) -> bool:
@@ -53,7 +59,13 @@ class PlayResult:
         """What the tool itself said about the failed attempts (its error messages)."""
         return [a.observation.error or "" for a in self.attempts
                 if a.invocation is not None and not a.observation.ok
-                and a.observation.error_type not in ("duplicate", "parse")]
+                and a.observation.error_type not in NOT_EXECUTED]
+
+    def failed_calls(self) -> dict[str, str]:
+        """The executed calls that failed: call key -> what went wrong."""
+        return {a.invocation.key(): a.analysis for a in self.attempts
+                if a.invocation is not None and a.verdict != 0
+                and a.observation.error_type not in NOT_EXECUTED}
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "attempts": [a.to_dict() for a in self.attempts]}
@@ -74,6 +86,16 @@ def retry_temperature(base: float, attempt: int) -> float:
     return min(1.5, base + 0.35 * attempt)
 
 
+def found_nothing(output: Any) -> bool:
+    """An object whose lists are all empty ({"count": 0, "items": []}): a search that found
+    nothing, which makes a poor example (any wrong call finds nothing too)."""
+    if not isinstance(output, Mapping):
+        return False
+    lists = [v for v in output.values() if isinstance(v, list)]
+    rest = [v for v in output.values() if not isinstance(v, list)]
+    return bool(lists) and not any(lists) and not any(v not in (0, None, "") for v in rest)
+
+
 def code_verdict(obs: Observation) -> tuple[int, str]:
     """What code can tell about an output: errors, empty results, error payloads."""
     if not obs.ok:
@@ -81,6 +103,8 @@ def code_verdict(obs: Observation) -> tuple[int, str]:
     out = obs.output
     if out is None or out == "" or out == [] or out == {}:
         return -1, "the tool returned an empty result"
+    if found_nothing(out):
+        return -1, "the tool found nothing for this call (every list in its result is empty)"
     if isinstance(out, Mapping):
         for key in ("error", "Error", "errors", "error_message"):
             if out.get(key):
@@ -99,14 +123,20 @@ class ToolPlayer:
         self.schema = arguments_schema(tool.parameters)
 
     async def play(self, seed_key: str, guidance: str = "",
-                   explored: Collection[str] = ()) -> PlayResult:
+                   explored: Collection[str] = (), known: FactBook | None = None,
+                   failed: Mapping[str, str] | None = None) -> PlayResult:
+        """Up to the try budget, until a call works. ``known``: the tool's facts so far (this
+        play adds its own to a copy); ``failed``: calls that failed before (never rerun)."""
         cfg = self.engine.config
+        book = FactBook(self.tool, known.all_facts() if known is not None else ())
+        failed = dict(failed or {})
         attempts: list[Attempt] = []
         for t in range(cfg.max_tries):
             context = self._context(guidance, attempts, explored)
-            messages = self.engine.prompts.render("m1", doc=self.tool.render_doc(),
+            messages = self.engine.prompts.render("m1", doc=known_doc(self.tool, book),
                                                   context=context, tool=self.tool.name)
-            (args,), _ = await chat_json(self.engine.generator, messages, self.schema,
+            (args,), _ = await chat_json(self.engine.generator, messages,
+                                         book.narrowed_schema(self.schema),
                                          role="generator", seed=derive_seed(seed_key, "m1", t),
                                          temperature=retry_temperature(cfg.temperature, t),
                                          max_tokens=300, validate=False)
@@ -115,18 +145,33 @@ class ToolPlayer:
                 attempts.append(Attempt(None, obs, -1, obs.error or ""))
                 continue
             inv = Invocation(self.tool.name, dict(args))
-            if inv.key() in explored:
-                obs = Observation.failure("duplicate", "this exact call was already explored")
-                attempts.append(Attempt(inv, obs, -1, "already explored; use different values"))
+            skipped = self._not_to_run(inv, explored, failed)
+            if skipped is not None:
+                attempts.append(skipped)
                 continue
-            obs = await self.engine.runtime.run(inv)
+            obs = seen(await self.engine.runtime.run(inv), self.engine.scrubber)
+            book.observe(inv, obs)
             verdict, analysis = code_verdict(obs)
-            if verdict == 0 and self.engine.llm_grading:
+            if verdict == 0 and self.engine.llm_judge:
                 verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:
-                return PlayResult(inv, obs, tuple(attempts), seed_key)
-        return PlayResult(None, None, tuple(attempts), seed_key)
+                return PlayResult(inv, obs, tuple(attempts), seed_key, tuple(book.all_facts()))
+            failed[inv.key()] = analysis
+        return PlayResult(None, None, tuple(attempts), seed_key, tuple(book.all_facts()))
+
+    @staticmethod
+    def _not_to_run(inv: Invocation, explored: Collection[str],
+                    failed: Mapping[str, str]) -> Attempt | None:
+        """The attempt to record instead of running ``inv`` again, or None to run it."""
+        key = inv.key()
+        if key in explored:
+            obs = Observation.failure("duplicate", "this exact call was already explored")
+            return Attempt(inv, obs, -1, "already explored; use different values")
+        if key in failed:
+            obs = Observation.failure("repeat", "this exact call failed before; not run again")
+            return Attempt(inv, obs, -1, f"this exact call failed before: {failed[key][:200]}")
+        return None
 
     async def _llm_verdict(self, inv: Invocation, obs: Observation, seed_key: str,
                            t: int) -> tuple[int, str]:

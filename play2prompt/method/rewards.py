@@ -1,9 +1,11 @@
 """Rewards of Step 1: R_q (example quality) and R_e (difficulty), R = R_q + lambda * R_e.
 
-The parts of R_q that code can check are checked by code: the query states every argument
-value, names no function or parameter, is short, is in the first person, and the answer does
-not report an error. They map onto the paper's 1-3 scale; an LLM grade (m5) is averaged in only
-when the generator is capable enough to grade (a flag).
+What makes a request unusable (code, identifiers, copied instructions, a call it does not
+determine) is a gate, checked in :mod:`play2prompt.method.requests`: a gated example gets no
+reward at all. R_q grades what is left, on the paper's 1-3 scale: a short, first-person request,
+with the numbers of the call written out (an implied number such as "two weeks" for 14 days is
+allowed by the gate but scores lower); the LLM grade (m5) is averaged in only when the generator
+graded well in the run's calibration.
 """
 
 from __future__ import annotations
@@ -17,46 +19,35 @@ from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b", re.I)
-_ERROR_WORDS = re.compile(
-    r"\b(error|failed|failure|unable|cannot|can't|could not|couldn't|sorry|invalid|exception)\b",
-    re.I)
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
 
 
 @dataclass(frozen=True)
 class QueryChecks:
-    values_present: float   # fraction of argument values stated in the query
-    no_names: bool          # no function / parameter identifiers in the query
+    values_present: float   # fraction of the call's numbers written in the request
     short: bool
     first_person: bool
-    answer_ok: bool         # the answer does not report an error
     missing_values: tuple[str, ...] = ()
 
     def score(self) -> float:
         """The code-checked R_q on the 1-3 scale."""
-        parts = [self.values_present, float(self.no_names), float(self.short),
-                 float(self.first_person), float(self.answer_ok)]
-        weights = [3.0, 1.0, 0.5, 0.5, 1.0]
+        parts = [self.values_present, float(self.short), float(self.first_person)]
+        weights = [1.0, 0.5, 0.5]
         frac = sum(p * w for p, w in zip(parts, weights)) / sum(weights)
         return 1.0 + 2.0 * frac
 
     def to_dict(self) -> dict[str, Any]:
-        return {"values_present": round(self.values_present, 3), "no_names": self.no_names,
-                "short": self.short, "first_person": self.first_person,
-                "answer_ok": self.answer_ok, "missing_values": list(self.missing_values)}
+        return {"values_present": round(self.values_present, 3), "short": self.short,
+                "first_person": self.first_person, "missing_values": list(self.missing_values)}
 
     def describe(self) -> str:
         notes = []
         if self.missing_values:
-            notes.append("the request does not state: " + ", ".join(self.missing_values))
-        if not self.no_names:
-            notes.append("the request names the tool or a parameter")
+            notes.append("the request does not write out: " + ", ".join(self.missing_values))
         if not self.short:
             notes.append("the request is too long")
         if not self.first_person:
             notes.append("the request is not in the first person")
-        if not self.answer_ok:
-            notes.append("the answer reports an error")
         return "; ".join(notes) or "all checks passed"
 
 
@@ -94,26 +85,16 @@ def value_in_text(value: Any, text: str) -> bool:
     return norm in re.sub(r"[\s_\-/]+", " ", low)
 
 
-def looks_like_identifier(name: str) -> bool:
-    return "_" in name or bool(re.search(r"[a-z][A-Z]", name))
-
-
-def check_query(query: str, invocation: Invocation, param_names: Iterable[str],
-                answer: str = "") -> QueryChecks:
+def check_query(query: str, invocation: Invocation) -> QueryChecks:
     values = list(leaf_values(dict(invocation.arguments)))
-    checkable = [v for v in values if not isinstance(v, bool) and v is not None]
-    missing = tuple(str(v) for v in checkable if not value_in_text(v, query))
-    present = 1.0 if not checkable else 1.0 - len(missing) / len(checkable)
-    names = [invocation.name] + [p for p in param_names if looks_like_identifier(p)]
-    low = query.lower()
-    no_names = not any(n.lower() in low for n in names)
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    missing = tuple(str(v) for v in numbers if not value_in_text(v, query))
+    present = 1.0 if not numbers else 1.0 - len(missing) / len(numbers)
     words = len(query.split())
     return QueryChecks(
         values_present=present,
-        no_names=no_names,
         short=3 <= words <= MAX_QUERY_WORDS,
         first_person=bool(_FIRST_PERSON.search(query)),
-        answer_ok=bool(answer.strip()) and not _ERROR_WORDS.search(answer),
         missing_values=missing,
     )
 

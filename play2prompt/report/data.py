@@ -40,6 +40,7 @@ class ToolView:
     example_rewards: tuple[float | None, ...]     # best example reward per iteration
     doc_scores: tuple[float | None, ...]          # best doc score per iteration
     play: Mapping[str, Any]                       # attempts, valid calls, success rate
+    facts: tuple[tuple[str, str, str], ...] = ()   # (parameter, kind, fact) play established
 
 
 @dataclass
@@ -88,7 +89,10 @@ def tool_view(store: RunStore, result: ToolResult, scrubber: Scrubber | None = N
     play = {"attempts": stats.get("play_attempts"),
             "valid_invocations": stats.get("valid_invocations"),
             "success_rate": stats.get("invocation_success_rate")}
-    return ToolView(result, demos, examples, docs, play)
+    facts = tuple((str(f.get("param") or "(tool)"), str(f.get("kind", "")),
+                   scrubber.text(str(f.get("text", "")), 300))
+                  for f in stats.get("facts") or () if f.get("kind") != "example")
+    return ToolView(result, demos, examples, docs, play, facts)
 
 
 def run_cost(store: RunStore, result: RunResult) -> dict[str, Any]:

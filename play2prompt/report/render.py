@@ -109,6 +109,8 @@ def _tool_html(view: ToolView, charts: Mapping[str, Path]) -> str:
             + "<h3>Tool play</h3>"
             + _table_html(["attempts", "valid invocations", "invocation success rate"],
                           [_play_row(view)])
+            + f"<h3>What tool play established ({len(view.facts)})</h3>"
+            + _table_html(["parameter", "kind", "fact"], [list(f) for f in view.facts])
             + "<h3>Search</h3><p>" + "".join(_img(p) for p in charts.values()) + "</p></section>")
 
 
@@ -150,7 +152,10 @@ def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
                   _table_md(["query", "call", "executed output", "answer"],
                             _demo_rows(view.demos)), "", "### Tool play", "",
                   _table_md(["attempts", "valid invocations", "invocation success rate"],
-                            [_play_row(view)]), "", "### Search", ""]
+                            [_play_row(view)]), "",
+                  f"### What tool play established ({len(view.facts)})", "",
+                  _table_md(["parameter", "kind", "fact"], [list(f) for f in view.facts]), "",
+                  "### Search", ""]
         for label, path in charts.get(r.name, {}).items():
             lines.append(f"![{label}]({path.relative_to(base).as_posix()})")
         lines.append("")

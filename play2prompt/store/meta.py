@@ -25,6 +25,7 @@ class Meta:
     ERROR = "error"              # why the last session failed
     LAST_STATS = "last_stats"    # the last session's cost
     EVAL_CONFIG = "eval_config"  # a benchmark evaluation's settings (Spider, StableToolBench)
+    CALIBRATION = "calibration"  # whether the generator judges and grades (measured once)
 
 
 class Status:
@@ -51,6 +52,7 @@ class RunMeta:
     error: str | None = None
     last_stats: Mapping[str, Any] | None = None
     eval_config: Mapping[str, Any] | None = None
+    calibration: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, meta: Mapping[str, Any]) -> RunMeta:

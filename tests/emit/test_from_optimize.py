@@ -25,7 +25,8 @@ def fake_run(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     optimize(tools, generator=FakeLM(rules=play_rules(EXAMPLE_CALLS), fill_schema=True,
                                       model_id="fake-player"),
-             config=preset("quick", seed=3), runs_dir=runs, run_id="fake", base_dir=EXAMPLES)
+             config=preset("quick", seed=3, choose_demo_count=False), runs_dir=runs,
+             run_id="fake", base_dir=EXAMPLES)
     return load_run_result("fake", runs)
 
 

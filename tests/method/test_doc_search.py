@@ -1,4 +1,5 @@
-"""Step 2: doc search, with the held-out guard against D0."""
+"""Step 2: doc search and the honest choice of what ships (held-out guard, ties, demo count),
+and rewrites completed so that nothing established is lost."""
 
 import asyncio
 import json
@@ -6,9 +7,17 @@ import json
 import pytest
 
 from play2prompt.lm.fake import FakeLM, tool_call
-from play2prompt.method.doc_search import doc_problems, evidence_doc, search_doc, split_examples
+from play2prompt.method.doc_search import (
+    DocSpace,
+    choose_demo_count,
+    complete_doc,
+    doc_problems,
+    search_doc,
+    split_examples,
+)
 from play2prompt.method.example_search import Example
-from play2prompt.tools.model import Invocation, ToolDoc
+from play2prompt.method.facts import FactBook, facts_doc
+from play2prompt.tools.model import Invocation, Observation, ToolDoc
 
 REWRITE = {"description": "REWRITTEN loan calculator returning the monthly payment.",
            "params": {"principal": "The loan amount in dollars.",
@@ -16,30 +25,33 @@ REWRITE = {"description": "REWRITTEN loan calculator returning the monthly payme
                       "years": "The loan term in whole years."}}
 
 
-def _examples(engine):
+def _examples(engine, n=6):
     async def build():
         out = []
-        for k in range(1, 7):
+        for k in range(1, n + 1):
             inv = Invocation("loan_payment", {"principal": 1000 * k, "annual_rate": 5,
                                               "years": k})
             obs = await engine.runtime.run(inv)
             out.append(Example("loan_payment", f"I borrow {1000 * k} at 5 percent for {k} years",
-                               inv, obs, "ok", 3.0, 1.0, 4.0,
-                               {"values_present": 1.0, "answer_ok": True}))
+                               inv, obs, "", 3.0, 1.0, 4.0, {}))
         return out
 
     return asyncio.run(build())
 
 
 def _task_model(examples, correct_for):
-    """Answers right exactly when ``correct_for(doc_is_rewrite, query)``."""
+    """Answers right exactly when ``correct_for(doc_kind, query, has_demos)``; doc_kind is
+    'rewrite', 'facts' or 'original'."""
     by_query = {e.query: e.invocation for e in examples}
 
     def reply(request, i):
-        rewritten = "REWRITTEN" in json.dumps(request.tools)
+        tools = json.dumps(request.tools)
+        kind = ("rewrite" if "REWRITTEN" in tools else
+                "facts" if "Returns an object" in tools else "original")
         query = request.messages[-1]["content"]
         inv = by_query[query]
-        if correct_for(rewritten, query):
+        demos = "Examples of requests" in request.messages[0]["content"]
+        if correct_for(kind, query, demos):
             return tool_call(inv.name, dict(inv.arguments))
         return tool_call(inv.name, {**inv.arguments, "years": 99})
 
@@ -56,56 +68,112 @@ def tool(example_tools):
     return next(t for t in example_tools if t.name == "loan_payment")
 
 
-def test_never_below_d0_on_held_out(tool, make_engine):
-    engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    examples = _examples(engine)
+def _book(tool, engine, examples):
+    book = FactBook(tool)
+    for ex in examples:
+        book.observe(ex.invocation, ex.observation)
+    return book
+
+
+def _search(tool, engine, examples, **kwargs):
     train, hold = split_examples(examples, engine.config.holdout,
                                  (engine.config.seed, tool.name, "split"))
-    held = {e.query for e in hold}
-    # The rewrite wins every training example and loses every held-out one.
-    engine.task_model = _task_model(examples, lambda rw, q: rw != (q in held))
-    out = asyncio.run(search_doc(tool, engine, examples))
-    assert out.scores["best_train"] > out.scores["d0_train"]
-    assert out.scores["best_holdout"] < out.scores["d0_holdout"]
-    assert not out.changed and out.doc == tool.doc and "held-out" in out.reason
+    return asyncio.run(search_doc(tool, engine, train, hold, _book(tool, engine, train))), hold
 
 
-def test_better_rewrite_is_chosen(tool, make_engine):
+def test_never_below_or_level_with_d0_on_held_out(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
     examples = _examples(engine)
-    engine.task_model = _task_model(examples, lambda rw, q: rw)
-    out = asyncio.run(search_doc(tool, engine, examples))
+    _, hold = split_examples(examples, engine.config.holdout,
+                             (engine.config.seed, tool.name, "split"))
+    held = {e.query for e in hold}
+    # The rewrite wins every training example and loses every held-out one.
+    engine.task_model = _task_model(examples, lambda k, q, d: (k == "rewrite") != (q in held))
+    out, _ = _search(tool, engine, examples)
+    assert out.scores["best_train"] > out.scores["d0_train"]
+    assert out.scores["best_holdout"] < out.scores["d0_holdout"]
+    assert not out.changed and out.doc == tool.doc and "kept the original" in out.reason
+    # A tie on the held-out examples keeps the original too.
+    engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite" or q in held)
+    out, _ = _search(tool, engine, examples)
+    assert out.scores["best_holdout"] == out.scores["d0_holdout"] == 1.0
+    assert not out.changed and "not above the original" in out.reason
+
+
+def test_better_rewrite_is_chosen_and_completed(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
+    examples = _examples(engine)
+    engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite")
+    out, hold = _search(tool, engine, examples)
     assert out.changed and out.doc.description.startswith("REWRITTEN")
-    assert out.scores["best_holdout"] >= out.scores["d0_holdout"]
+    assert out.scores["best_holdout"] > out.scores["d0_holdout"]
+    assert "Returns an object with monthly_payment" in out.doc.description   # a fact, added
+    assert "loan amount" in out.doc.params["principal"].lower()             # D0 kept
     docs = engine.store.candidates(tool="loan_payment", stage="doc")
     assert {c["state"] for c in docs} >= {"kept", "dropped"}
+    # held-out requests were asked afresh (their own seed), not replayed from training
+    held = {e.query for e in hold}
+    seeds = {r.seed for r in engine.task_model.requests if r.messages[-1]["content"] in held}
+    assert engine.config.seed not in seeds
 
 
-def test_too_few_examples_give_unscored_notes_or_d0(tool, make_engine):
+def test_too_few_examples_keep_the_original(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    out = asyncio.run(search_doc(tool, engine, [], ["ValueError: unknown unit 'miles'"]))
-    assert out.changed and "not scored: only 0 usable example" in out.reason
-    assert "unknown unit 'miles'" in out.doc.description and not engine.task_model.requests
-    assert asyncio.run(search_doc(tool, engine, [])).doc == tool.doc     # play saw nothing
-    quiet = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    out = asyncio.run(search_doc(tool, quiet, _examples(quiet)[:1], ["ValueError: x"]))
-    assert not out.changed and out.doc == tool.doc and "usable example" in out.reason
+    examples = _examples(engine, 2)
+    assert split_examples(examples[:1], 0.3, "s") == (examples[:1], [])
+    train, hold = split_examples(examples, 0.3, "s")
+    assert len(train) == len(hold) == 1                   # two: one of them is held out
+    out = asyncio.run(search_doc(tool, engine, examples[:1], [],
+                                 _book(tool, engine, examples)))
+    assert not out.changed and out.doc == tool.doc and "too few" in out.reason
+    assert not engine.task_model.requests
 
 
-def test_on_a_tie_the_notes_doc_beats_d0_and_d0_beats_a_rewrite(tool, make_engine):
-    tool = tool.with_doc(ToolDoc("Loan calculator.", {"principal": "The amount borrowed.",
-                                                      "annual_rate": "The yearly rate.",
-                                                      "years": "The term in years."}))
+def test_on_a_tie_the_facts_doc_beats_a_rewrite(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
     examples = _examples(engine)
-    engine.task_model = _task_model(examples, lambda rw, q: True)     # every doc scores 1.0
-    out = asyncio.run(search_doc(tool, engine, examples))
-    assert out.changed and out.reason.startswith("notes from tool play")
+    engine.task_model = _task_model(examples, lambda k, q, d: k != "original")
+    out, _ = _search(tool, engine, examples)
+    assert out.changed and out.reason.startswith("facts from tool play")
     assert "Returns an object with monthly_payment" in out.doc.description
-    plain = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    plain.task_model = _task_model(_examples(plain), lambda rw, q: True)
-    out = asyncio.run(search_doc(tool, plain, _examples(plain)))
-    assert not out.changed and out.doc == tool.doc
+
+
+def test_held_out_split_does_not_depend_on_rank(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = _examples(engine)
+    a = split_examples(examples, 0.3, "s")
+    b = split_examples(list(reversed(examples)), 0.3, "s")
+    assert {e.query for e in a[1]} == {e.query for e in b[1]} and len(a[1]) == 2
+
+
+def test_demos_ship_only_when_they_beat_fewer(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = _examples(engine)
+    train, hold = examples[:4], examples[4:]
+    space = DocSpace(tool, engine, train, _book(tool, engine, train))
+    engine.task_model = _task_model(examples, lambda k, q, d: True)
+    assert asyncio.run(choose_demo_count(space, tool.doc, train, hold, 3)) == (
+        0, {"0": 1.0, "1": 1.0, "3": 1.0})
+    engine.task_model = _task_model(examples, lambda k, q, d: d)
+    k, scores = asyncio.run(choose_demo_count(space, tool.doc, train, hold, 3))
+    assert k == 1 and scores == {"0": 0.0, "1": 1.0, "3": 1.0}
+
+
+def test_a_rewrite_never_blanks_a_parameter_nor_keeps_a_refuted_statement(example_tools):
+    units = next(t for t in example_tools if t.name == "convert_units")
+    book = FactBook(units)
+    bad = Invocation("convert_units", {"value": 5, "from_unit": "miles", "to_unit": "km"})
+    book.observe(bad, Observation.failure(
+        "exception", "ValueError: cannot convert 'miles' to 'km'; units: c, cm, km, mi"))
+    rewrite = ToolDoc("Converts a value from one unit to another.",
+                      {"value": "n/a", "from_unit": "The unit to convert from, e.g. miles.",
+                       "to_unit": "Unit to convert to."})
+    done = complete_doc(rewrite, units.doc, book, facts_doc(units, book))
+    assert done.params["value"] == "the value"                       # blank -> facts doc's
+    assert "miles" not in done.params["from_unit"] and "One of: c, cm, km, mi" in \
+        done.params["from_unit"]
+    assert "One of: c, cm, km, mi" in done.params["to_unit"]
+    assert all(text.strip() for text in done.params.values())
 
 
 def test_degenerate_rewrites_are_rejected():
@@ -114,22 +182,3 @@ def test_degenerate_rewrites_are_rejected():
     rep = "business days of " * 12
     assert doc_problems(ToolDoc(rep, {"a": "The amount."}), "loan")
     assert not doc_problems(ToolDoc("Computes a loan payment.", {"a": "The amount."}), "loan")
-
-
-def test_evidence_doc_reports_what_play_showed(tool, make_engine):
-    engine = make_engine([tool], _generator(), FakeLM())
-    doc = evidence_doc(tool, _examples(engine)[:2], ["ValueError: principal must be positive"])
-    assert "1000" not in doc.params["principal"] and "monthly_payment" in doc.description
-    assert "principal must be positive" in doc.description
-
-
-def test_evidence_doc_lists_text_values_that_ran_not_numbers(example_tools, make_engine):
-    fx = next(t for t in example_tools if t.name == "convert_currency")
-    engine = make_engine([fx], _generator(), FakeLM())
-    inv = Invocation("convert_currency", {"amount": 12.5, "from_currency": "USD",
-                                          "to_currency": "EUR"})
-    obs = asyncio.run(engine.runtime.run(inv))
-    ex = Example("convert_currency", "12.5 dollars in euros?", inv, obs, "ok", 3.0, 1.0, 4.0, {})
-    doc = evidence_doc(fx, [ex])
-    assert '"USD"' in doc.params["from_currency"] and '"EUR"' in doc.params["to_currency"]
-    assert "12.5" not in json.dumps(doc.to_dict())

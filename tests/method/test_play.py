@@ -65,3 +65,38 @@ def test_code_verdict_flags_errors_and_empty_outputs():
     assert code_verdict(Observation.success({"error": "bad key"}))[0] == -1
     assert code_verdict(Observation.success("Error: nope"))[0] == -1
     assert code_verdict(Observation.failure("timeout", "slow"))[0] == -1
+
+
+def test_a_call_that_failed_is_never_executed_again(example_tools, make_engine):
+    bad = {"principal": -5, "annual_rate": 5, "years": 1}
+    gen = FakeLM(replies=[bad, bad, {"principal": 500, "annual_rate": 5, "years": 1}])
+    tool = _tool(example_tools)
+    engine = make_engine([tool], gen, max_tries=3)
+    failed_before = {Invocation("loan_payment", {"principal": -1, "annual_rate": 5,
+                                                 "years": 1}).key(): "ValueError: positive"}
+    result = asyncio.run(ToolPlayer(tool, engine).play("s", failed=failed_before))
+    kinds = [a.observation.error_type for a in result.attempts]
+    assert kinds == ["exception", "repeat", None] and engine.runtime.executions == 2
+    assert "failed before" in gen.requests[2].messages[-1]["content"]
+    assert result.failed_calls() == {Invocation("loan_payment", bad).key(): result.attempts[0]
+                                     .analysis}
+
+
+def test_accepted_values_the_tool_listed_constrain_the_next_try(example_tools, make_engine):
+    units = next(t for t in example_tools if t.name == "convert_units")
+    gen = FakeLM(replies=[{"value": 3, "from_unit": "miles", "to_unit": "km"},
+                          {"value": 3, "from_unit": "mi", "to_unit": "km"}])
+    engine = make_engine([units], gen, max_tries=2)
+    result = asyncio.run(ToolPlayer(units, engine).play("s"))
+    assert result.ok
+    first, second = gen.requests[0].json_schema, gen.requests[1].json_schema
+    assert "enum" not in first["properties"]["from_unit"]
+    assert "mi" in second["properties"]["from_unit"]["enum"]
+    assert "One of: c, cm" in gen.requests[1].messages[0]["content"]    # the doc it reads
+
+
+def test_a_search_that_found_nothing_is_no_valid_call():
+    assert code_verdict(Observation.success({"count": 0, "products": []}))[0] == -1
+    assert code_verdict(Observation.success({"count": 1, "products": [{"a": 1}]}))[0] == 0
+    assert code_verdict(Observation.success({"value": 0.0, "unit": "c"}))[0] == 0
+    assert code_verdict(Observation.success({"warnings": [], "value": 5}))[0] == 0

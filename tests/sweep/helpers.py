@@ -47,7 +47,8 @@ class CountingLM(FakeLM):
 
 def task_model() -> FakeLM:
     """Answers the evaluation queries right only when demonstrations are in the prompt (so
-    full and demo-only beat baseline and desc-only); schema-filled answers elsewhere."""
+    full and demo-only beat baseline and desc-only); Step 1 and 2's requests as play_rules'
+    informed task model does."""
 
     def answer(call):  # noqa: ANN001, ANN202
         def reply(request, index):  # noqa: ANN001, ANN202
@@ -58,7 +59,8 @@ def task_model() -> FakeLM:
         return reply
 
     rules = [(q["query"], answer(q["calls"][0])) for q in QUERIES]
-    return FakeLM(rules=rules, fill_schema=True, model_id="fake-task")
+    # Step 1 and 2's own requests: right only with the facts doc (see play_rules)
+    return FakeLM(rules=rules + play_rules(EXAMPLE_CALLS), fill_schema=True, model_id="fake-task")
 
 
 def write_queries(folder: Path) -> Path:
@@ -74,4 +76,4 @@ def target(tmp_path: Path):  # noqa: ANN201
 
 def spec(name: str, variants: str, **kwargs) -> SweepSpec:  # noqa: ANN003
     space = SweepSpace.parse(kwargs.pop("space", []), variants)
-    return SweepSpec(name, space, preset("quick", seed=3), **kwargs)
+    return SweepSpec(name, space, preset("quick", seed=3, choose_demo_count=False), **kwargs)

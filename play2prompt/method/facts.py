@@ -1,0 +1,438 @@
+"""What tool play established about a tool, by code: accepted values, formats, rules in the
+tool's own words, rejected values and the shape of its output, each with its evidence.
+
+Facts come from executions only (play's calls and the probes below), never from an LLM, so
+they can be stated in a doc and given to later tries without being checked again. Error text
+is read clause by clause: a clause that names a parameter is a rule about it ("annual_rate is a
+percentage between 0 and 100"); a list of three or more short items is the set of accepted
+values of the parameter whose value the tool rejected ("units: c, cm, ft, ..."); a clause that
+only echoes the rejected value becomes a rejected-value fact. Python internals ("invalid
+literal for int()") say nothing about the tool and are dropped; transient failures (timeouts,
+connection errors, 5xx) are never facts. What a tool returns goes through the run's scrubber
+(:mod:`play2prompt.scrub`) before it is read: a secret in an error message never becomes a
+fact, and so never reaches a doc.
+
+Probes: from one valid call, code varies one argument at a time (an unknown word for a text
+parameter; a negative, a hundred times larger and a hundred times smaller number for a numeric
+one) and reads what the tool says. Out-of-range values are where tools state their units and
+ranges, which small generators rarely try on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from play2prompt.scrub import Scrubber
+from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
+from play2prompt.tools.observations import is_transient
+
+ERROR_TEXT_LIMIT = 300       # characters of one error message read for facts
+NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse"})
+
+PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
+MAX_LIST = 40                # accepted values kept per parameter
+MAX_TEXT = 160               # characters of one fact sentence
+ACCEPTS = "One of: "         # how a list of accepted values is stated
+_INTERNAL = re.compile(
+    r"invalid literal for|nonetype|object has no attribute|unsupported operand|"
+    r"positional argument|keyword argument|traceback|line \d+|not subscriptable|"
+    r"object is not|list index|key ?error|division by zero|could not convert string", re.I)
+_EXC_PREFIX = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception)\s*:\s*)+")
+_LIST_INTRO = re.compile(r"(?:one of|known|accepted|allowed|valid|supported|options|choices|"
+                         r"[a-z]+s)\s*(?:are|is|values?)?\s*[:=]?\s*", re.I)
+_TOKEN = re.compile(r"^['\"`]?([\w./+\-]{1,40}(?: [\w./+\-]{1,20}){0,2})['\"`]?$")
+_QUOTED = re.compile(r"['\"`]([^'\"`]{1,60})['\"`]")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the tool showed: ``kind`` is accepts | rule | rejects | example | output."""
+
+    param: str                   # "" for the tool as a whole
+    kind: str
+    text: str                    # one plain sentence, as documentation would say it
+    values: tuple[str, ...] = ()
+    evidence: str = ""           # the call and what the tool said (bounded)
+    call: str = ""               # the key of the call that showed it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"param": self.param, "kind": self.kind, "text": self.text,
+                "values": list(self.values), "evidence": self.evidence, "call": self.call}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Fact:
+        return cls(str(data["param"]), str(data["kind"]), str(data["text"]),
+                   tuple(str(v) for v in data.get("values") or ()),
+                   str(data.get("evidence", "")), str(data.get("call", "")))
+
+
+def seen(obs: Observation, scrubber: Scrubber) -> Observation:
+    """``obs`` as the method may read it: error text scrubbed and bounded, output scrubbed
+    (the run store keeps the raw observation; nothing the method writes comes from it)."""
+    if obs.ok:
+        return replace(obs, output=scrubber.value(obs.output))
+    return replace(obs, error=scrubber.text(obs.error or "", ERROR_TEXT_LIMIT))
+
+
+def clauses(error: str) -> list[str]:
+    """The error split into clauses, without exception class prefixes."""
+    text = _EXC_PREFIX.sub("", error.strip().splitlines()[0] if error.strip() else "")
+    parts = re.split(r";\s+|\.\s+|\n", text)
+    return [p.strip(" .;:") for p in parts if p.strip(" .;:")]
+
+
+def value_list(clause: str) -> tuple[str, ...]:
+    """The accepted values a clause lists ("units: c, cm, ft" / "one of a, b or c"), if any."""
+    for intro in _LIST_INTRO.finditer(clause):
+        tail = clause[intro.end():]
+        items = [i.strip() for i in re.split(r",\s*|\s+or\s+|\s*\|\s*", tail) if i.strip()]
+        tokens = []
+        for item in items:
+            m = _TOKEN.match(item)
+            if not m:
+                break
+            tokens.append(m.group(1))
+        if len(tokens) >= 3 and len(tokens) == len(items):
+            return tuple(dict.fromkeys(tokens))[:MAX_LIST]
+    return ()
+
+
+def mentions(text: str, param: str) -> bool:
+    names = {param, param.replace("_", " ")}
+    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I) for n in names)
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+def _contains_value(text: str, value: Any) -> bool:
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        for token in re.findall(r"-?\d+(?:\.\d+)?", text):
+            if abs(float(token) - value) <= 1e-9 * max(1.0, abs(value)):
+                return True
+        return False
+    s = str(value).strip()
+    if not s:
+        return False
+    quoted = {q.strip().lower() for q in _QUOTED.findall(text)}
+    if s.lower() in quoted:
+        return True
+    return bool(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text, re.I)) and len(s) > 1
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    if not text:
+        return ""
+    if "_" not in text.split()[0]:  # an identifier keeps its case
+        text = text[0].upper() + text[1:]
+    return (text[: MAX_TEXT - 1].rstrip() + "...") if len(text) > MAX_TEXT else text + "."
+
+
+def _evidence(inv: Invocation, obs: Observation) -> str:
+    return f"{inv.to_python()[:200]} -> {obs.render(200)}"
+
+
+def _made(inv: Invocation, obs: Observation) -> dict[str, str]:
+    """The provenance fields of a fact shown by executing ``inv``."""
+    return {"evidence": _evidence(inv, obs), "call": inv.key()}
+
+
+def describe_output(output: Any) -> str:
+    """The shape of a successful output in words ("an object with value, unit")."""
+    def keys(d: Mapping[str, Any]) -> str:
+        parts = []
+        for k, v in list(d.items())[:10]:
+            if isinstance(v, list) and v and isinstance(v[0], Mapping):
+                parts.append(f"{k} (a list of objects with {', '.join(list(v[0])[:8])})")
+            else:
+                parts.append(str(k))
+        return ", ".join(parts)
+
+    if isinstance(output, Mapping) and output:
+        return f"Returns an object with {keys(output)}."
+    if isinstance(output, list) and output and isinstance(output[0], Mapping):
+        return f"Returns a list of objects with {', '.join(list(output[0])[:8])}."
+    return ""
+
+
+class FactBook:
+    """The facts of one tool. Order-independent: facts are keyed and rendered sorted, so what
+    is derived from them does not depend on the order in which concurrent plays finished."""
+
+    def __init__(self, tool: Tool, facts: Iterable[Fact] = ()) -> None:
+        self.tool = tool
+        # (param, kind, text) -> {call key -> the fact as that call showed it}
+        self._facts: dict[tuple[str, str, str], dict[str, Fact]] = {}
+        for fact in facts:
+            self.add(fact)
+
+    # -- recording -------------------------------------------------------------------------
+    def add(self, fact: Fact) -> bool:
+        """Record ``fact``; False when it was known already (from the same call)."""
+        if not fact.text:
+            return False
+        shown = self._facts.setdefault((fact.param, fact.kind, fact.text.lower()), {})
+        if fact.call in shown:
+            return False
+        shown[fact.call] = fact
+        return True
+
+    def observe(self, inv: Invocation, obs: Observation, probed: str | None = None) -> None:
+        """Record what one execution shows. ``probed``: the only argument a probe changed."""
+        if obs.ok:
+            self._success(inv, obs, probed)
+        elif not is_transient(obs) and (obs.error_type or "") not in NOT_THE_TOOL:
+            self._failure(inv, obs, probed)
+
+    def _success(self, inv: Invocation, obs: Observation, probed: str | None) -> None:
+        if probed is not None:
+            return  # a probe that worked shows only that an odd value is accepted
+        shape = describe_output(obs.output)
+        if shape:
+            self.add(Fact("", "output", shape, (), **_made(inv, obs)))
+        for name, value in inv.arguments.items():
+            if isinstance(value, str) and value.strip() and name in self.tool.properties:
+                self.add(Fact(name, "example", value, (value,), **_made(inv, obs)))
+
+    def _failure(self, inv: Invocation, obs: Observation, probed: str | None) -> None:
+        params = list(self.tool.properties)
+        made = _made(inv, obs)
+        error = obs.error or ""
+        culprits = [probed] if probed else [
+            p for p in params if p in inv.arguments and _contains_value(error, inv.arguments[p])]
+        for clause in clauses(error):
+            if _INTERNAL.search(clause):
+                continue
+            named = [p for p in params if mentions(clause, p)]
+            listed = value_list(clause)
+            if listed:
+                for p in (culprits or named):
+                    if self._is_text(p):
+                        self.add(Fact(p, "accepts", ACCEPTS + ", ".join(listed) + ".",
+                                      listed, **made))
+                continue
+            echoed = [p for p in params if p in inv.arguments
+                      and _contains_value(clause, inv.arguments[p])]
+            for p in echoed:
+                self._rejected(p, inv.arguments.get(p), clause, made)
+            if not echoed:  # advice in the tool's own words, about what it names
+                for p in (named or culprits):
+                    self.add(Fact(p, "rule", _sentence(clause), (), **made))
+
+    def _rejected(self, param: str, value: Any, clause: str, made: Mapping[str, str]) -> None:
+        if value in (None, PROBE_WORD) or len(
+                [f for f in self.of(param) if f.kind == "rejects"]) >= 2:
+            return  # the probe's own word says nothing a reader needs
+        reason = _QUOTED.sub("", clause)
+        reason = re.sub(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", "", reason, flags=re.I)
+        reason = re.sub(r"\s{2,}", " ", reason).strip(" :;,.-")
+        text = f"{_shown(value)!r} is rejected" + (f" ({reason.lower()})" if reason else "")
+        self.add(Fact(param, "rejects", _sentence(text), (str(value),), **made))
+
+    def _is_text(self, param: str) -> bool:
+        kind = (self.tool.properties.get(param) or {}).get("type", "string")
+        return kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def facts(self) -> list[Fact]:
+        """One fact per statement (shown by the smallest call key: order-independent)."""
+        return [shown[min(shown)] for _, shown in sorted(self._facts.items())]
+
+    def all_facts(self) -> list[Fact]:
+        """Every fact with every call that showed it."""
+        return [shown[c] for _, shown in sorted(self._facts.items()) for c in sorted(shown)]
+
+    def of(self, param: str) -> list[Fact]:
+        return [f for f in self.facts if f.param == param]
+
+    def accepted(self, param: str) -> tuple[str, ...]:
+        """The accepted values of ``param`` the tool listed (the longest list it gave)."""
+        lists = [f.values for f in self.of(param) if f.kind == "accepts"]
+        return max(lists, key=len) if lists else ()
+
+    def rejected(self, param: str) -> set[str]:
+        return {v for f in self.of(param) if f.kind == "rejects" for v in f.values}
+
+    def examples(self, param: str, limit: int = 3) -> list[str]:
+        return [f.values[0] for f in self.of(param) if f.kind == "example"][:limit]
+
+    def sentences(self, param: str, examples: bool = True) -> list[str]:
+        """What a doc should say about ``param`` (or the tool, for ""), as sentences;
+        ``examples``: with the text values that worked when nothing lists the accepted ones."""
+        out = []
+        accepted = self.accepted(param)
+        if accepted:
+            out.append(ACCEPTS + ", ".join(accepted) + ".")
+        shapes = [f.text for f in self.of(param) if f.kind == "output"]
+        if shapes:
+            out.append(max(shapes, key=len))
+        out.extend(f.text for f in self.of(param) if f.kind == "rule")
+        if not accepted:
+            out.extend(f.text for f in self.of(param) if f.kind == "rejects")
+            worked = self.examples(param, 10)
+            formats = sorted({f for f in (format_of(v) for v in worked) if f})
+            if formats:
+                out.append("Format: " + " or ".join(formats) + ".")
+            shown = [v for v in worked if not format_of(v)][:2] if examples else []
+            if shown:
+                out.append("For example: " + ", ".join(repr(v) for v in shown) + ".")
+        return list(dict.fromkeys(out))
+
+    def render(self) -> str:
+        """The facts for a prompt, one line per parameter."""
+        lines = []
+        for param in ["", *self.tool.properties]:
+            said = self.sentences(param)
+            if said:
+                lines.append(f"- {param or 'the tool'}: {' '.join(said)}")
+        return "\n".join(lines)
+
+    def narrowed_schema(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        """``schema`` with the listed accepted values as enums (for constrained decoding)."""
+        out = dict(schema)
+        props = {k: dict(v) for k, v in (schema.get("properties") or {}).items()}
+        for name, spec in props.items():
+            accepted = self.accepted(name)
+            if accepted and "enum" not in spec and spec.get("type") == "string":
+                spec["enum"] = list(accepted)
+        out["properties"] = props
+        return out
+
+    def without(self, calls: Iterable[str]) -> FactBook:
+        """The facts not shown by ``calls`` (invocation keys), e.g. held-out examples."""
+        drop = set(calls)
+        return FactBook(self.tool, [f for f in self.all_facts() if f.call not in drop])
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [f.to_dict() for f in self.facts]
+
+
+def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
+    """Calls that vary one argument of the valid call ``inv`` to make the tool state its
+    accepted values, units and ranges: (the parameter varied, the call)."""
+    out: list[tuple[str, Invocation]] = []
+    absent = {n: PROBE_WORD for n, s in tool.properties.items()
+              if n not in inv.arguments and (s or {}).get("type") == "string"}
+    for name, value in {**inv.arguments, **absent}.items():
+        spec = tool.properties.get(name) or {}
+        if "enum" in spec:
+            continue
+        kind = spec.get("type")
+        variants: list[Any] = []
+        if kind == "string" and isinstance(value, str):
+            # an unknown word, and the examples the doc itself gives ("e.g. miles"): a doc's
+            # example the tool rejects is a statement play refutes
+            variants = [PROBE_WORD, *doc_examples(str(spec.get("description") or ""))]
+        elif kind in ("number", "integer") and isinstance(value, (int, float)) \
+                and not isinstance(value, bool):
+            base = value if value else 1
+            variants = [-abs(base), base * 100]
+            if kind == "number":
+                variants.append(round(base / 100, 6))
+            if kind == "integer":
+                variants = [int(v) for v in variants]
+        for v in dict.fromkeys(variants):
+            if v != inv.arguments.get(name):
+                out.append((name, Invocation(inv.name, {**inv.arguments, name: v})))
+    return out
+
+
+_DOC_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*[:,]?\s*['\"]?"
+                          r"([A-Za-z0-9][\w/+.:-]{0,30})", re.I)
+
+
+def doc_examples(text: str) -> list[str]:
+    """The example values a doc text gives ("unit name, e.g. miles" gives "miles")."""
+    return list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _DOC_EXAMPLE.finditer(text)))
+
+
+_FORMATS = (("YYYY-MM-DDTHH:MM", re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")),
+            ("YYYY-MM-DD", re.compile(r"^\d{4}-\d{2}-\d{2}$")),
+            ("HH:MM", re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")),
+            ("HH:MM:SS", re.compile(r"^\d{1,2}:\d{2}:\d{2}$")))
+
+
+def format_of(value: str) -> str | None:
+    """The name of a well-known format ``value`` is written in (dates, times), if any."""
+    return next((name for name, pattern in _FORMATS if pattern.match(value.strip())), None)
+
+
+def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
+    """Phrases of a D0 text that the facts refute: an example value the tool rejected ("e.g.
+    miles"), or a unit that a rule of the tool contradicts ("in meters" where the tool says
+    centimetres)."""
+    found = []
+    for fact in facts:
+        if fact.kind == "rejects":
+            for value in fact.values:
+                m = re.search(rf"[,;(]?\s*(?:e\.g\.|for example|such as|like)?\s*['\"]?"
+                              rf"{re.escape(value)}['\"]?(?![\w])", doc_text, re.I)
+                if m and m.group(0).strip(" ,;(").lower() != "":
+                    found.append(m.group(0))
+    rules = " ".join(f.text for f in facts if f.kind == "rule")
+    for family in UNIT_FAMILIES:
+        said = _units_in(doc_text, family)
+        told = _units_in(rules, family)
+        if said and told and not (said & told):
+            for unit in said:
+                m = re.search(rf"(?:\b(?:in|as)\s+)?\b(?:{family[unit]})\b", doc_text, re.I)
+                if m:
+                    found.append(m.group(0))
+    return found
+
+
+UNIT_FAMILIES: tuple[dict[str, str], ...] = (
+    # canonical unit -> the words that say it; one dict per dimension
+    {"mm": r"millimet(?:er|re)s?|mm", "cm": r"centimet(?:er|re)s?|cm", "m": r"met(?:er|re)s?",
+     "km": r"kilomet(?:er|re)s?|km", "in": r"inch(?:es)?", "ft": r"feet|foot",
+     "mi": r"miles?"},
+    {"g": r"grams?", "kg": r"kilograms?|kilos?|kg", "lb": r"pounds?|lbs?", "oz": r"ounces?"},
+    {"dollar": r"dollars?", "cent": r"cents?", "euro": r"euros?"},
+    {"percent": r"percent(?:age)?s?", "fraction": r"fractions?|decimals?"},
+    {"ms": r"milliseconds?", "s": r"seconds?", "min": r"minutes?", "h": r"hours?"},
+)
+
+
+def _units_in(text: str, family: Mapping[str, str]) -> set[str]:
+    return {unit for unit, words in family.items()
+            if re.search(rf"\b(?:{words})\b", text, re.I)}
+
+
+def strip_refuted(text: str, facts: Sequence[Fact]) -> str:
+    """``text`` without the phrases the facts refute, its punctuation tidied."""
+    for phrase in refuted_phrases(text, facts):
+        text = text.replace(phrase, " ")
+    text = re.sub(r"\(\s*\)|\s+([,.;:])", r"\1", text)
+    text = re.sub(r"\s{2,}", " ", text)
+    return text.strip(" ,;:-")
+
+
+def known_doc(tool: Tool, book: FactBook | None) -> str:
+    """The tool's doc as tool play knows it so far (D0 corrected by the facts), rendered for a
+    meta-prompt: what the generator reads when it plays, writes requests and reflects."""
+    doc = facts_doc(tool, book) if book is not None and book.facts else tool.doc
+    return doc.render(tool.name, tool.parameters)
+
+
+def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
+    """D0 with what tool play refuted taken out and what it established stated, written by
+    code: the doc every LLM rewrite is measured against, and (without ``examples``, values
+    a reader could copy instead of reading the request) the reference for re-reading."""
+    def join(text: str, said: Sequence[str]) -> str:
+        text = text.strip()
+        if text and not text.endswith((".", "!", "?")) and said:
+            text += "."
+        return " ".join([text, *said]).strip() if said else text
+
+    d0 = tool.doc
+    params = {name: join(strip_refuted(d0.params.get(name, ""), book.of(name)),
+                         book.sentences(name, examples)) for name in tool.properties}
+    return ToolDoc(join(d0.description, book.sentences("")), params)

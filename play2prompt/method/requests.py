@@ -1,0 +1,235 @@
+"""The user request of an example: written by the generator (m3), checked by code and by
+re-reading.
+
+A request must read like a person's message and determine its call. Code gates what code can
+check: no code, URL, query string or dump of values; no tool or parameter identifier; no text
+copied from a meta-prompt or from the feedback the generator was given. Whether the request
+states every value of the call (negations included) is checked by re-deriving the call from
+the request alone: the generator reads the request with the best doc known so far (D0 plus the
+facts tool play established) and writes the call, decoded against the schema narrowed to the
+accepted values; the re-derived call is executed and must give the example's output. A request
+that fails a gate is never a demo and never scores a doc.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from play2prompt.engine import Engine
+from play2prompt.jsonutil import derive_seed
+from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.method.facts import FactBook, facts_doc, known_doc, strip_refuted
+from play2prompt.method.play import arguments_schema, retry_temperature
+from play2prompt.method.rewards import leaf_values, value_in_text
+from play2prompt.scoring.checker import check_calls
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+# Plain length bounds only: llguidance compiles regex patterns slowly (minutes for patterns with
+# counted repetitions), so what a request must satisfy is checked by code (rejection sampling).
+QUERY_SCHEMA = object_schema({"query": {"type": "string", "minLength": 8, "maxLength": 300}})
+QUERY_TRIES = 3
+REREAD_PROBLEM = "re-reading it gave a different call"
+LEAK_NGRAM = 4
+_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`|"
+                   r"[?&]\w+=|\b\w+\s*=\s*['\"\w]|\b(?:True|False|None|null)\b|"
+                   r"\b[A-Z][a-z]+/[A-Z][A-Za-z_]+|\b[a-z]+_[a-z_]+\b")
+_URL = re.compile(r"https?://|www\.|\b\w+\.(?:com|org|net|io)\b", re.I)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def reads_like_code(query: str, tool_name: str) -> bool:
+    """A query that is really a function call (or names the tool) is no user request."""
+    return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
+
+
+def value_dump(query: str) -> bool:
+    """A list of bare values ("gaming mouse, electronics, 100, True") instead of a request."""
+    parts = [p.strip() for p in re.split(r"[,;]", query) if p.strip()]
+    short = sum(len(p.split()) <= 2 for p in parts)
+    return (len(parts) >= 4 and short >= len(parts) - 1) or (len(parts) >= 3
+                                                              and short == len(parts))
+
+
+def ngrams(text: str, n: int = LEAK_NGRAM) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def leaks(query: str, sources: Iterable[str], allowed: str = "", n: int = LEAK_NGRAM) -> bool:
+    """The request repeats ``n`` words in a row from a meta-prompt or from feedback (word runs
+    that also occur in ``allowed``, e.g. the earlier request the feedback quotes, are fine)."""
+    mine = ngrams(query, n) - ngrams(allowed, n)
+    return any(mine & ngrams(src, n) for src in sources if src)
+
+
+def identifiers(tool: Tool) -> list[str]:
+    """The names a user would never type: the tool's and its identifier-like parameters'."""
+    params = [p for p in tool.properties if "_" in p or re.search(r"[a-z][A-Z]", p)]
+    return [tool.name, *params]
+
+
+_NEGATION = re.compile(r"\b(not|no|without|don't|do not|never|exclud\w*|except|other than)\b",
+                       re.I)
+
+
+def missing_numbers(query: str, inv: Invocation) -> list[str]:
+    """The numbers of the call the request does not write out (by value: "1,500" is 1500).
+    Scale and unit slips ("5 %" for 0.05) are where small models go wrong, so a number must be
+    written as the call has it."""
+    values = [v for v in leaf_values(dict(inv.arguments))
+              if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return [str(v) for v in values if not value_in_text(v, query)]
+
+
+_FLAG_FILLER = {"only", "use", "uses", "enable", "enabled", "include", "with", "allow", "flag",
+                "mode", "show", "return", "should", "whether"}
+
+
+def flag_conflicts(query: str, inv: Invocation) -> list[str]:
+    """Switches the request contradicts: it names a yes/no option ("business days" for
+    ``business_days``) without negating it while the call switches it off, or negates it
+    while the call switches it on. Options the request does not name are not checked."""
+    found = []
+    for name, value in inv.arguments.items():
+        if not isinstance(value, bool):
+            continue
+        words = [w for w in re.split(r"[_\W]+", name.lower())
+                 if len(w) > 3 and w not in _FLAG_FILLER]
+        if not words or not all(re.search(rf"\b{re.escape(w[:-1])}", query, re.I)
+                                for w in words):
+            continue
+        anchor = re.search(rf"\b{re.escape(max(words, key=len)[:-1])}", query, re.I)
+        assert anchor is not None
+        said = not _NEGATION.search(query[max(0, anchor.start() - 30):anchor.start()])
+        if said != value:
+            found.append(f"it {'asks for' if said else 'rules out'} "
+                         f"{' '.join(words)} but the call sets it to {str(value).lower()}")
+    return found
+
+
+def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),
+                     allowed: str = "", inv: Invocation | None = None) -> list[str]:
+    """What code finds wrong with a request (empty: it passes the code gates)."""
+    problems = []
+    words = len(query.split())
+    if words < 3:
+        problems.append("it is too short to be a request")
+    if words > 60:
+        problems.append("it is too long")
+    low = query.lower()
+    if reads_like_code(query, tool.name) or any(n.lower() in low for n in identifiers(tool)):
+        problems.append("it reads like code or names the tool or a parameter")
+    if _URL.search(query):
+        problems.append("it contains a web address")
+    if value_dump(query):
+        problems.append("it is a list of values, not a request")
+    if leaks(query, sources, allowed):
+        problems.append("it copies text from the instructions instead of writing a new request")
+    if inv is not None:
+        missing = missing_numbers(query, inv)
+        if missing:
+            problems.append("it does not state " + ", ".join(missing) + " as written")
+        problems.extend(flag_conflicts(query, inv))
+    return problems
+
+
+def describe_values(inv: Invocation, param_docs: Mapping[str, str]) -> str:
+    """The call's values labelled by what they mean (the doc's words, not identifiers)."""
+    lines = []
+    for name, value in inv.arguments.items():
+        label = (param_docs.get(name) or "").strip() or name.replace("_", " ")
+        shown = ", ".join(str(v) for v in leaf_values(value)) if isinstance(
+            value, (list, dict)) else str(value)
+        lines.append(f"- {label[:80]}: {shown}")
+    return "\n".join(lines) or "(no values)"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A written request and what its checks found."""
+
+    query: str
+    problems: tuple[str, ...]       # code gates that failed (empty: passed)
+    consistent: bool = False        # re-reading it gave the same call (by output)
+    rederived: str = ""             # the call re-read from it
+
+
+class RequestWriter:
+    """m3 with code gates (rejection sampling) and the re-reading check, for one tool."""
+
+    def __init__(self, tool: Tool, engine: Engine) -> None:
+        self.tool = tool
+        self.engine = engine
+        self.schema = arguments_schema(tool.parameters)
+        system, _ = engine.prompts.template("m3")
+        self.sources = [system]      # a worked example in m3 must never reach a request
+
+    async def write(self, inv: Invocation, obs: Observation, seed_key: str, book: FactBook,
+                    previous: str = "", advice: str = "") -> Request:
+        """Up to ``QUERY_TRIES`` drafts, each redraw hotter and told what was wrong, until one
+        passes the code gates and re-reads to the same call. ``previous`` and ``advice``: an
+        earlier request for the same call and the reflection on it (m6); ``advice`` alone when
+        the earlier example had another call (its request would only be copied)."""
+        eng = self.engine
+        context = f"Advice for the request: {advice}" if advice else ""
+        if previous:
+            context = f"A previous request was: \"{previous}\"\n{context}"
+        output = obs.render(800)
+        labels = {n: _first_clause(strip_refuted(t, book.of(n)))
+                  for n, t in self.tool.doc.params.items()}
+        values = describe_values(inv, labels)
+        best = Request("", ("the generator wrote no request",))
+        note = ""
+        for t in range(QUERY_TRIES):
+            (q,), _ = await chat_json(
+                eng.generator, eng.prompts.render("m3", doc=known_doc(self.tool, book),
+                                                  output=output, values=values,
+                                                  context=context + note),
+                QUERY_SCHEMA, role="generator", seed=derive_seed(seed_key, "m3", t),
+                temperature=retry_temperature(eng.config.temperature, t), max_tokens=160)
+            query = str(q["query"]).strip() if q else ""
+            if not query:
+                continue
+            problems = request_problems(query, self.tool, [*self.sources, advice, note],
+                                        allowed=previous, inv=inv)
+            if not problems:
+                consistent, rederived = await self.reread(query, inv, obs,
+                                                          f"{seed_key}:{t}", book)
+                if consistent:
+                    return Request(query, (), True, rederived)
+                problems = [f"{REREAD_PROBLEM}: {rederived}"]
+                note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for "
+                        "the call above. Say every value of the call plainly.")
+                best = Request(query, tuple(problems), False, rederived)
+                continue
+            if not best.query or len(problems) < len(best.problems):
+                best = Request(query, tuple(problems))
+            note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
+        return best
+
+    async def reread(self, query: str, inv: Invocation, obs: Observation, seed_key: str,
+                     book: FactBook) -> tuple[bool, str]:
+        """Does the request alone determine the call? The generator re-derives it with the
+        facts doc; the re-derived call must give the same output."""
+        eng = self.engine
+        doc = facts_doc(self.tool, book, examples=False).render(self.tool.name,
+                                                               self.tool.parameters)
+        (args,), _ = await chat_json(
+            eng.generator, eng.prompts.render("reread", doc=doc, query=query),
+            book.narrowed_schema(self.schema), role="generator",
+            seed=derive_seed(seed_key, "reread"), temperature=0.0, max_tokens=300)
+        if not isinstance(args, Mapping):
+            return False, "(no call)"
+        again = Invocation(self.tool.name, dict(args))
+        outcome = await check_calls([again], [inv], eng.runtime, expected_outputs=[obs.output])
+        return outcome.correct, again.to_python()[:300]
+
+
+
+
+def _first_clause(text: str) -> str:
+    """What a parameter means, in a few words: its doc text up to the first full stop."""
+    first = re.split(r"(?<!\be\.g)(?<!\bi\.e)(?<=[a-z0-9)])\.\s", text.strip(), maxsplit=1)[0]
+    return first.rstrip(".")[:80]

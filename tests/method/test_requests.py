@@ -1,0 +1,148 @@
+"""Requests of examples: the code gates and the re-reading check."""
+
+import asyncio
+
+import pytest
+
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.facts import FactBook
+from play2prompt.method.requests import (
+    RequestWriter,
+    leaks,
+    reads_like_code,
+    request_problems,
+    value_dump,
+)
+from play2prompt.tools.model import Invocation
+
+M3 = "Write the person's message"
+REREAD = "Write the arguments."
+
+
+@pytest.fixture
+def loan(example_tools):
+    return next(t for t in example_tools if t.name == "loan_payment")
+
+
+def test_code_like_requests_are_detected():
+    assert reads_like_code("call f(a=1)", "f") and reads_like_code("use tool_x now", "tool_x")
+    assert not reads_like_code("I need 5 km in miles", "tool_x")
+    assert reads_like_code("SELECT AVG(age) FROM singer WHERE country = 'US'", "t")
+    assert reads_like_code("Run `lookup` for me", "t")
+    assert reads_like_code("body_mass_index?weight=85&height=175", "t")
+    assert reads_like_code("gaming mouse with in_stock True", "t")
+    assert not reads_like_code("Select the cheapest flight from Paris", "find_fare")
+
+
+def test_value_dumps_and_leaks_are_detected():
+    assert value_dump("gaming mouse, electronics, 100, True, name, 20")
+    assert not value_dump("I want a mouse, cheap, for gaming.")
+    prompt = "For example, a good request is: I need a flight from Oslo to Rome on 2025-03-14."
+    assert leaks("I need a flight from Oslo to Rome on 2023-04-01 with 5 days", [prompt])
+    assert leaks("What is my payment? It left out 5, 3 years.", ["It left out 5, 3 years."])
+    assert not leaks("How much is my monthly payment on 20000 at 5 percent?", [prompt])
+
+
+def test_request_problems_name_each_fault(loan):
+    assert request_problems("What would I pay per month for 20000 at 5 % over 4 years?",
+                            loan) == []
+    assert any("names the tool" in p for p in request_problems(
+        "Compute loan_payment for 20000 at 5 percent", loan))
+    assert any("parameter" in p for p in request_problems(
+        "My annual_rate is 5 and I borrow 20000 for 4 years", loan))
+    assert any("web address" in p for p in request_problems(
+        "Check https://bank.example.com/loan for 20000 over 4 years", loan))
+    assert request_problems("20000", loan)
+
+
+def _writer(loan, make_engine, query, reread):
+    gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, reread)])
+    engine = make_engine([loan], gen)
+    return RequestWriter(loan, engine), engine
+
+
+def test_a_request_that_re_reads_to_the_same_call_passes(loan, make_engine):
+    args = {"principal": 20000, "annual_rate": 5, "years": 4}
+    writer, engine = _writer(loan, make_engine,
+                             "I borrow 20000 at 5 percent for 4 years: what is my payment?", args)
+    inv = Invocation("loan_payment", args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    req = asyncio.run(writer.write(inv, obs, "k", FactBook(loan)))
+    assert req.consistent and not req.problems
+
+
+def test_an_inconsistent_request_is_gated(example_tools, make_engine):
+    """The request converts dollars to euros, the call euros to dollars: re-reading it gives
+    another call with another output."""
+    fx = next(t for t in example_tools if t.name == "convert_currency")
+    args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
+    gen = FakeLM(rules=[(M3, {"query": "How much is 150 US dollars in euros?"}),
+                        (REREAD, {**args, "from_currency": "USD", "to_currency": "EUR"})])
+    engine = make_engine([fx], gen)
+    inv = Invocation("convert_currency", args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    req = asyncio.run(RequestWriter(fx, engine).write(inv, obs, "k", FactBook(fx)))
+    assert not req.consistent and req.problems and "from_currency='USD'" in req.rederived
+
+
+def test_a_draft_failing_the_gates_is_redrawn_and_told_why(loan, make_engine):
+    args = {"principal": 20000, "annual_rate": 5, "years": 4}
+    gen = FakeLM(replies=[{"query": "loan_payment(principal=20000)"},
+                          {"query": "I borrow 20000 at 5 percent for 4 years; monthly cost?"}],
+                 rules=[(REREAD, args)])
+    engine = make_engine([loan], gen)
+    inv = Invocation("loan_payment", args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    req = asyncio.run(RequestWriter(loan, engine).write(inv, obs, "k", FactBook(loan)))
+    assert req.query.startswith("I borrow") and not req.problems
+    second = gen.requests[1].messages[-1]["content"]
+    assert "A draft was rejected because it is too short" in second
+
+
+def test_numbers_must_be_written_as_the_call_has_them():
+    from play2prompt.method.requests import missing_numbers
+
+    inv = Invocation("loan_payment", {"principal": 200000, "annual_rate": 0.05, "years": 10})
+    assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == ["0.05"]
+    assert missing_numbers("a 200,000 loan at 0.05 percent over 10 years", inv) == []
+
+
+def test_switches_the_request_contradicts_are_found():
+    from play2prompt.method.requests import flag_conflicts
+
+    off = Invocation("add_days", {"date": "2023-10-05", "days": 7, "business_days": False})
+    on = Invocation("add_days", {"date": "2023-10-05", "days": 7, "business_days": True})
+    assert flag_conflicts("Add 7 business days to October 5th 2023", off)
+    assert not flag_conflicts("Add 7 days to 2023-10-05, without counting business days", off)
+    assert not flag_conflicts("What date is 7 days after 2023-10-05?", off)     # not named
+    assert not flag_conflicts("Add 7 business days to 2023-10-05", on)
+    assert flag_conflicts("7 days from 2023-10-05, not counting business days", on)
+
+
+def test_a_draft_that_reads_to_another_call_is_redrawn(example_tools, make_engine):
+    fx = next(t for t in example_tools if t.name == "convert_currency")
+    args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
+    gen = FakeLM(replies=[{"query": "How much is 150 US dollars in euros?"},
+                          {"from_currency": "USD", "to_currency": "EUR", "amount": 150},
+                          {"query": "How many US dollars do I get for 150 euros?"},
+                          args])
+    engine = make_engine([fx], gen)
+    inv = Invocation("convert_currency", args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    req = asyncio.run(RequestWriter(fx, engine).write(inv, obs, "k", FactBook(fx)))
+    assert req.consistent and req.query.startswith("How many US dollars")
+    redraw = gen.requests[2].messages[-1]["content"]
+    assert "Read alone, it asks for convert_currency(" in redraw
+    assert "from_currency='USD'" in redraw
+
+
+def test_codes_and_identifiers_read_like_code():
+    assert reads_like_code("What time is 9:00 America/New_York in Europe/Paris?", "tz_tool")
+    assert reads_like_code("use business_days for this", "tz_tool")
+    assert not reads_like_code("What time is 9:00 in New York when it is noon in Paris?",
+                               "tz_tool")
+
+
+def test_short_lists_of_bare_values_are_dumps():
+    assert value_dump("Smartphone, electronics, price")
+    assert not value_dump("I want apples, pears, and plums")
