@@ -154,3 +154,19 @@ def test_only_the_lm_registry_names_the_fake():
 def test_nothing_imports_the_ray_runner():
     assert not any("play2prompt.distributed" in e and not e["play2prompt.distributed"]
                    for e in graph().values())
+
+
+def test_public_faces_reexport_their_types():
+    import importlib
+
+    for name in ("play2prompt", "play2prompt.lm", "play2prompt.store", "play2prompt.tools"):
+        module = importlib.import_module(name)
+        for attr in module.__all__:
+            assert getattr(module, attr) is not None, f"{name}.{attr}"
+    from play2prompt.lm import LM, make_lm
+    from play2prompt.store import RunStore
+    from play2prompt.tools import Tool, ToolRuntime
+
+    assert LM.__module__ == "play2prompt.lm._base" and callable(make_lm)
+    assert RunStore.__name__ == "RunStore" and Tool.__name__ == "Tool"
+    assert ToolRuntime.__module__ == "play2prompt.tools.runtime"
