@@ -1,7 +1,13 @@
-"""Progress reporting: the engine calls a Reporter; the CLI passes a rich one."""
+"""Progress reporting: the engine calls a Reporter; the CLI passes a rich one.
+
+:func:`progress_bars` gives long-running commands (the CLI's and the benchmarks') a rich
+progress display on standard error.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 
@@ -43,3 +49,18 @@ class RichReporter:
             task = self.tasks[tool]
             self.progress.update(task, completed=self.progress.tasks[task].total,
                                  description=f"{tool}: {summary}")
+
+
+@contextmanager
+def progress_bars(enabled: bool = True) -> Iterator[Any]:
+    """A rich Progress on standard error (or None when disabled)."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True, soft_wrap=True),
+                  transient=False) as prog:
+        yield prog

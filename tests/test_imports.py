@@ -8,28 +8,13 @@ checked too: the core must not name an adapter that way either.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "play2prompt"
 TOP = ("play2prompt.adapters", "play2prompt.cli")   # may import the core, never the reverse
 FAKE = "play2prompt.lm.fake"
-
-# Upward imports still to be removed (issue 17, phase 2); the list may only shrink.
-KNOWN_UPWARD = {
-    ("play2prompt.sweep.target", "play2prompt.adapters"),
-    ("play2prompt.sweep.target", "play2prompt.adapters.bfcl.data"),
-    ("play2prompt.sweep.target", "play2prompt.adapters.bfcl.suite"),
-    ("play2prompt.tools.executors._base", "play2prompt.adapters.stabletoolbench.executor"),
-}
-KNOWN_ADAPTER_TO_CLI = {
-    ("play2prompt.adapters.bfcl.cli", "play2prompt.cli._common"),
-    ("play2prompt.adapters.bfcl.cli", "play2prompt.cli._eval_common"),
-    ("play2prompt.adapters.spider.cli", "play2prompt.cli._common"),
-    ("play2prompt.adapters.stabletoolbench.cli", "play2prompt.cli._common"),
-    ("play2prompt.adapters.stabletoolbench.run", "play2prompt.cli._common"),
-}
+REGISTRY = "play2prompt.benchmarks"  # names the built-in benchmark packages, by string
 
 
 def _module_name(path: Path) -> str:
@@ -50,35 +35,66 @@ def _resolve(name: str) -> str | None:
     return name or None
 
 
-def _targets(module: str, tree: ast.AST) -> Iterator[tuple[str, bool]]:
-    """(imported name, named by string only) for every import and registry string."""
-    package = module if modules()[module].name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            yield from ((a.name, False) for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[: len(parts) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            yield base, False
-            yield from ((f"{base}.{a.name}", False) for a in node.names)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                node.value.startswith("play2prompt.") and " " not in node.value:
-            yield node.value.partition(":")[0], True
+class _Imports(ast.NodeVisitor):
+    """(imported name, how) for every import and registry string of a module; ``how`` is
+    ``import``, ``typing`` (under ``if TYPE_CHECKING:``) or ``string``."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.found: list[tuple[str, str]] = []
+        self.typing = False
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        guarded = (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+            isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        if not guarded:
+            self.generic_visit(node)
+            return
+        before, self.typing = self.typing, True
+        for child in node.body:
+            self.visit(child)
+        self.typing = before
+        for child in node.orelse:
+            self.visit(child)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found.extend((a.name, self._how()) for a in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            parts = self.package.split(".")
+            parts = parts[: len(parts) - node.level + 1]
+            base = ".".join([*parts, base] if base else parts)
+        self.found.append((base, self._how()))
+        self.found.extend((f"{base}.{a.name}", self._how()) for a in node.names)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and value.startswith("play2prompt.") and " " not in value:
+            self.found.append((value.partition(":")[0], "string"))
+
+    def _how(self) -> str:
+        return "typing" if self.typing else "import"
 
 
 @cache
-def graph() -> dict[str, dict[str, bool]]:
-    """module -> {module it depends on: only by string}."""
-    out: dict[str, dict[str, bool]] = {}
+def graph() -> dict[str, dict[str, str]]:
+    """module -> {module it depends on: how} (``import`` wins over ``typing`` over
+    ``string``)."""
+    rank = {"import": 0, "typing": 1, "string": 2}
+    out: dict[str, dict[str, str]] = {}
     for name, path in modules().items():
-        edges: dict[str, bool] = {}
-        for target, by_string in _targets(name, ast.parse(path.read_text(encoding="utf-8"))):
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        visitor = _Imports(package)
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        edges: dict[str, str] = {}
+        for target, how in visitor.found:
             resolved = _resolve(target) if target.startswith("play2prompt") else None
             if resolved and resolved != name:
-                edges[resolved] = edges.get(resolved, True) and by_string
+                old = edges.get(resolved)
+                edges[resolved] = how if old is None or rank[how] < rank[old] else old
         out[name] = edges
     return out
 
@@ -89,8 +105,8 @@ def _in(module: str, rooms: tuple[str, ...] | str) -> bool:
 
 
 def _cycles() -> list[list[str]]:
-    """Strongly connected components of more than one module (imports, not strings)."""
-    edges = {m: [t for t, s in e.items() if not s] for m, e in graph().items()}
+    """Strongly connected components of more than one module (run-time imports only)."""
+    edges = {m: [t for t, how in e.items() if how == "import"] for m, e in graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -123,8 +139,10 @@ def _cycles() -> list[list[str]]:
 
 def test_the_walk_sees_the_package():
     g = graph()
-    assert "play2prompt.optimize" in g and "play2prompt.engine" in g["play2prompt.pipeline"]
-    assert g["play2prompt.lm.registry"].get(FAKE) is True  # named by string only
+    assert "play2prompt.optimize" in g and g["play2prompt.pipeline"]["play2prompt.engine"] == \
+        "import"
+    assert g["play2prompt.lm.registry"][FAKE] == "string"
+    assert g["play2prompt.benchmarks"]["play2prompt.evaluation.items"] == "typing"
 
 
 def test_no_import_circle():
@@ -132,28 +150,29 @@ def test_no_import_circle():
 
 
 def test_the_core_imports_no_adapter_and_no_cli():
+    """Not even by string: the benchmark registry alone names the built-in benchmarks'
+    packages (what the adapters register is found through it)."""
     upward = {(m, t) for m, e in graph().items() if not _in(m, TOP) for t in e if _in(t, TOP)}
-    assert upward - KNOWN_UPWARD == set()
-    assert KNOWN_UPWARD - upward == set(), "fixed: drop it from KNOWN_UPWARD"
+    allowed = {(REGISTRY, f"play2prompt.adapters.{name}") for name in
+               ("bfcl", "stabletoolbench", "spider")}
+    assert upward - allowed == set()
+    assert all(graph()[REGISTRY][t] == "string" for _, t in allowed)
 
 
 def test_adapters_use_no_private_cli_helper():
     private = {(m, t) for m, e in graph().items() if _in(m, "play2prompt.adapters")
-               for t in e if _in(t, "play2prompt.cli") and t.rpartition(".")[2].startswith("_")}
-    assert private - KNOWN_ADAPTER_TO_CLI == set()
-    assert KNOWN_ADAPTER_TO_CLI - private == set(), "fixed: drop it from KNOWN_ADAPTER_TO_CLI"
+               for t in e if _in(t, "play2prompt.cli")}
+    assert private == set()
 
 
 def test_only_the_lm_registry_names_the_fake():
     users = {m for m, e in graph().items() if FAKE in e}
     assert users <= {"play2prompt.lm.registry", "play2prompt.testing"}
-    assert graph()["play2prompt.lm.registry"][FAKE] is True
     assert not any("play2prompt.testing" in e for e in graph().values())
 
 
 def test_nothing_imports_the_ray_runner():
-    assert not any("play2prompt.distributed" in e and not e["play2prompt.distributed"]
-                   for e in graph().values())
+    assert all(e.get("play2prompt.distributed") in (None, "string") for e in graph().values())
 
 
 def test_public_faces_reexport_their_types():

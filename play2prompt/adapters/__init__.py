@@ -1,51 +1,19 @@
-"""Benchmark adapters, registered by name and imported lazily.
+"""Benchmark adapters (BFCL, StableToolBench, Spider) and MCP import.
 
-A benchmark module exposes a ``BENCHMARK`` object with (any of):
-
-- ``optimize_tools(data_dir, subset, select, config) -> LoadedTools``: what
-  ``p2p optimize --benchmark NAME`` optimizes;
-- ``eval_command``: a typer command function, mounted as ``p2p eval NAME``;
-- ``data_command``: a typer command function, mounted as ``p2p data NAME``.
-
-Third-party benchmarks register under the entry-point group ``play2prompt.benchmarks``.
+Each benchmark package exposes a ``BENCHMARK`` object satisfying
+:class:`play2prompt.benchmarks.Benchmark`; the registry (built-ins by name, third-party ones by
+entry point) is :mod:`play2prompt.benchmarks`, re-exported here for the adapters' use.
 """
 
-from __future__ import annotations
+from play2prompt.benchmarks import (
+    Benchmark,
+    BenchmarkBase,
+    Line,
+    LoadedTools,
+    Table,
+    available_benchmarks,
+    load_benchmark,
+)
 
-import importlib
-from dataclasses import dataclass
-from importlib.metadata import entry_points
-from pathlib import Path
-from typing import Any
-
-from play2prompt.errors import UserError
-
-BENCHMARKS: dict[str, str] = {
-    "bfcl": "play2prompt.adapters.bfcl",
-    "stabletoolbench": "play2prompt.adapters.stabletoolbench",
-    "spider": "play2prompt.adapters.spider",
-}
-ENTRY_POINT_GROUP = "play2prompt.benchmarks"
-
-
-@dataclass
-class LoadedTools:
-    tools: list[Any]
-    base_dir: Path | None = None
-    exec_ctx: Any = None
-
-
-def available_benchmarks() -> dict[str, str]:
-    found = dict(BENCHMARKS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
-    return found
-
-
-def load_benchmark(name: str) -> Any:
-    registry = available_benchmarks()
-    if name not in registry:
-        raise UserError(f"unknown benchmark {name!r} (one of {', '.join(sorted(registry))})")
-    module_name, _, attr = registry[name].partition(":")
-    module = importlib.import_module(module_name)
-    return getattr(module, attr or "BENCHMARK")
+__all__ = ["Benchmark", "BenchmarkBase", "Line", "LoadedTools", "Table",
+           "available_benchmarks", "load_benchmark"]

@@ -1,13 +1,16 @@
-"""Shared CLI helpers: consoles, tables, progress."""
+"""Shared CLI helpers: consoles, tables, progress (the bars live in play2prompt.progress)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from play2prompt.progress import progress_bars
+
+__all__ = ["console", "console_err", "fmt", "progress_bars", "table"]
 
 console = Console(soft_wrap=True)
 console_err = Console(stderr=True, soft_wrap=True)
@@ -24,19 +27,6 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> 
     for row in cells:
         t.add_row(*row)
     return t
-
-
-@contextmanager
-def progress_bars(enabled: bool = True) -> Iterator[Any]:
-    """A rich Progress (or None when disabled / not a terminal)."""
-    if not enabled:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console_err, transient=False) as prog:
-        yield prog
 
 
 def fmt(value: Any, digits: int = 2) -> str:

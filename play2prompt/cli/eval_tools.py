@@ -31,12 +31,14 @@ def tools_command(
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
     from play2prompt.cli._eval_common import execute_eval
     from play2prompt.evaluation.queries import load_queries, tools_suite
+    from play2prompt.evaluation.session import SuiteRequest
     from play2prompt.tools.loading import load_tools
 
     tools = load_tools(tools_file, module=module)
     query_file = load_queries(queries, tools)
     suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
-    execute_eval(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
-                 variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
-                 temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
-                 max_concurrency=max_concurrency, oracle=oracle)
+    execute_eval(SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts,
+                              demos=demos, variant=variant, drop_param_desc=drop_param_desc,
+                              seed=seed, limit=limit, temperature=temperature, out=out,
+                              runs_dir=runs_dir, quiet=quiet, max_concurrency=max_concurrency,
+                              oracle=oracle))

@@ -93,7 +93,7 @@ def optimize_command(
         evidence_notes=False if no_evidence_notes else None, probe=probe,
         choose_demo_count=choose_demos)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
-        from play2prompt.adapters import load_benchmark
+        from play2prompt.benchmarks import load_benchmark
 
         for key, value in getattr(load_benchmark(benchmark), "config_defaults", {}).items():
             if overrides.get(key) is None:
@@ -115,7 +115,7 @@ def optimize_command(
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config):
     if benchmark:
-        from play2prompt.adapters import load_benchmark
+        from play2prompt.benchmarks import load_benchmark
 
         bench = load_benchmark(benchmark)
         loaded = bench.optimize_tools(data_dir=data_dir, subset=subset, select=select,

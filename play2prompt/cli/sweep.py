@@ -16,7 +16,8 @@ def sweep_command(
     queries: Optional[Path] = typer.Option(None, "--queries", help="JSON Lines query file"),
     module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
     benchmark: Optional[str] = typer.Option(None, help="bfcl"),
-    categories: Optional[str] = typer.Option(None, help="BFCL categories (comma-separated)"),
+    categories: Optional[str] = typer.Option(None, help="BFCL categories (comma-separated): "
+                                                        "the benchmark's subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
     limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
     name: Optional[str] = typer.Option(None, help="sweep name (folder runs/sweeps/NAME)"),
@@ -80,13 +81,11 @@ def sweep_command(
 def _target(tools_file: Path | None, queries: Path | None, module: str | None,
             benchmark: str | None, categories: str | None, data_dir: Path | None,
             limit: int | None) -> Any:
-    from play2prompt.sweep.target import bfcl_target, tools_target
+    from play2prompt.benchmarks import load_benchmark
+    from play2prompt.sweep.target import benchmark_target, tools_target
 
     if benchmark:
-        if benchmark != "bfcl":
-            raise UserError(f"p2p sweep supports --benchmark bfcl or a tools.json with "
-                            f"--queries, got {benchmark!r}")
-        return bfcl_target(data_dir, categories, limit)
+        return benchmark_target(load_benchmark(benchmark), data_dir, categories, limit)
     if tools_file is None or queries is None:
         raise UserError("give --benchmark bfcl, or a tools.json with --queries FILE")
     return tools_target(tools_file, queries, module, limit)

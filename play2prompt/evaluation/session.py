@@ -17,7 +17,6 @@ from typing import Any
 
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalSuite, PromptSource, sides_for
-from play2prompt.evaluation.report import summary_for_store, write_outputs
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.jsonutil import stable_hash
 from play2prompt.lm._base import LM
@@ -93,6 +92,7 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
                    runs_dir: Path | None = None, out_dir: Path | None = None,
                    reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
     """Evaluate ``suite`` and write the outputs; returns the result and the output folder."""
+    from play2prompt.evaluation.report import summary_for_store, write_outputs
     from play2prompt.results import load_run_result
 
     options = options or EvalOptions()
@@ -137,3 +137,50 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         store.close()
     return result, Path(out_dir)
 
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    """``p2p eval`` of a suite (a benchmark's or the user's queries): what to run, checked
+    by :meth:`check`; the CLI runs it with progress bars and prints its tables."""
+
+    suite: EvalSuite
+    task_model: str = "embedded"
+    mode: str = "function-calling"
+    prompts: str | None = None
+    demos: int = 5
+    variant: str = "full"
+    drop_param_desc: float = 0.0
+    seed: int = 0
+    limit: int | None = None
+    temperature: float = 0.0
+    out: Path | None = None
+    runs_dir: Path = Path("runs")
+    quiet: bool = False
+    max_concurrency: int | None = None
+    oracle: Path | None = None        # a tools file with correct docs: the yardstick side
+
+    def check(self) -> None:
+        """One clear line for a bad option."""
+        from play2prompt.errors import UserError
+        from play2prompt.evaluation.items import make_side
+        from play2prompt.method.task_prompt import MODES
+
+        if self.mode not in MODES:
+            raise UserError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        make_side(self.variant)
+        if not 0.0 <= self.drop_param_desc <= 1.0:
+            raise UserError("--drop-param-desc must be in [0, 1]")
+        if self.demos < 0:
+            raise UserError("--demos must be >= 0")
+        if self.limit is not None and self.limit < 1:
+            raise UserError("--limit must be >= 1")
+
+    def run(self, reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
+        options = EvalOptions(task_model=self.task_model, prompts=self.prompts,
+                              variant=self.variant, demos=self.demos,
+                              drop_param_desc=self.drop_param_desc, limit=self.limit,
+                              max_concurrency=self.max_concurrency, oracle=self.oracle)
+        settings = EvalSettings(mode=self.mode, temperature=self.temperature, seed=self.seed)
+        return run_evaluation(self.suite, options, settings, runs_dir=self.runs_dir,
+                              out_dir=self.out, reporter=reporter)

@@ -4,7 +4,8 @@ A file has a ``[system]`` part and a ``[user]`` part; ``$name`` placeholders are
 :class:`string.Template` (so JSON braces need no escaping). The shared part of a prompt
 (instructions and documentation) comes first, in the system message, so servers with prefix
 caching reuse it. Users can point ``MetaPrompts(folder)`` at their own folder: a file there
-replaces the built-in one of the same name.
+replaces the built-in one of the same name. A name that is not built in is looked up among the
+templates benchmarks register (:func:`play2prompt.benchmarks.benchmark_templates`).
 """
 
 from __future__ import annotations
@@ -45,11 +46,7 @@ class MetaPrompts:
             if self.folder is not None and (self.folder / f"{name}.txt").is_file():
                 text = (self.folder / f"{name}.txt").read_text(encoding="utf-8")
             if text is None:
-                try:
-                    text = resources.files(__package__).joinpath(f"{name}.txt").read_text(
-                        encoding="utf-8")
-                except FileNotFoundError as exc:
-                    raise UserError(f"unknown meta-prompt {name!r}") from exc
+                text = _packaged(name)
             self._cache[name] = _split(text, name)
         return self._cache[name]
 
@@ -67,6 +64,21 @@ class MetaPrompts:
             messages.append({"role": "system", "content": sys_text})
         messages.append({"role": "user", "content": _fill(user, fill, name).strip()})
         return messages
+
+
+def _packaged(name: str) -> str:
+    """A built-in template, else one a benchmark registers."""
+    try:
+        return resources.files(__package__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        pass
+    from play2prompt.benchmarks import benchmark_templates
+
+    where = benchmark_templates().get(name)
+    if where is None:
+        raise UserError(f"unknown meta-prompt {name!r}")
+    package, _, path = where.partition(":")
+    return resources.files(package).joinpath(path).read_text(encoding="utf-8")
 
 
 def _split(text: str, name: str) -> tuple[str, str]:

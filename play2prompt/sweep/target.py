@@ -6,11 +6,11 @@ optimizes only what it measures.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from play2prompt.benchmarks import Benchmark
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalSuite
 from play2prompt.evaluation.session import limit_items
@@ -41,25 +41,22 @@ def called_tools(suite: EvalSuite) -> list[str]:
     return list(dict.fromkeys(c.name for item in suite.items for c in item.calls))
 
 
-def bfcl_target(data_dir: Path | None, categories: Sequence[str] | str | None,
-                limit: int | None) -> SweepTarget:
-    """BFCL executable, offline subset: the first ``limit`` queries of each category."""
-    from play2prompt.adapters import load_benchmark
-    from play2prompt.adapters.bfcl.data import open_data
-    from play2prompt.adapters.bfcl.suite import load_suite, parse_categories
-
-    cats = [c for c in parse_categories(categories) if c != "rest"]
-    data, root = open_data(data_dir)
-    suite = limit_items(load_suite(data, root, cats), limit)
+def benchmark_target(bench: Benchmark, data_dir: Path | None, subset: str | None,
+                     limit: int | None) -> SweepTarget:
+    """A benchmark's evaluation suite (``subset``: e.g. BFCL categories, comma-separated):
+    the first ``limit`` queries of each category, and the tools they call."""
+    suite = bench.eval_suite(data_dir, subset)
+    if suite is None:
+        raise UserError(f"p2p sweep supports a benchmark with an evaluation suite or a "
+                        f"tools.json with --queries, got {bench.name!r}")
+    suite = limit_items(suite, limit)
     if not suite.items:
-        raise UserError("no BFCL query to evaluate offline in these categories")
-    bench = load_benchmark("bfcl")
-    loaded = bench.optimize_tools(data_dir=data_dir, subset=",".join(cats), select=None,
-                                  config=None)
+        raise UserError(f"no {bench.name} query to evaluate in this subset")
+    loaded = bench.optimize_tools(data_dir=data_dir, subset=subset, select=None, config=None)
     used = set(called_tools(suite))
     tools = [t for t in loaded.tools if t.name in used]
-    return SweepTarget(f"bfcl-{'-'.join(cats)}", suite, tools, loaded.base_dir,
-                       loaded.exec_ctx)
+    return SweepTarget(f"{bench.name}-{'-'.join(suite.categories)}", suite, tools,
+                       loaded.base_dir, loaded.exec_ctx)
 
 
 def tools_target(tools_file: Path, queries: Path, module: str | None = None,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError, UserError
-from play2prompt.tools.executors._base import available_executors, executor_kind
+from play2prompt.tools.executors._base import available_executors, executor_kind, find_executor
 from play2prompt.tools.lint import lint_spec
 from play2prompt.tools.model import Tool
 from play2prompt.tools.types import normalize_schema
@@ -181,7 +181,6 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
     """Fail early, on one line, for a missing executor, an unknown kind or an unknown module."""
     from play2prompt.tools.executors.python import check_importable, check_spec
 
-    known = available_executors()
     for tool in tools:
         kind = executor_kind(tool.executor, tool.name)
         timeout = (tool.executor or {}).get("timeout", 1)
@@ -189,7 +188,8 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
                 not timeout > 0:
             raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a number of "
                                  f"seconds > 0, got {timeout!r}")
-        if kind not in known:
+        if find_executor(kind) is None:
+            known = available_executors()
             raise ToolsFileError(
                 f"tool {tool.name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
             )

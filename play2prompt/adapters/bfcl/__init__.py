@@ -9,21 +9,17 @@ offline questions use, each independently.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from play2prompt.adapters import LoadedTools
-from play2prompt.adapters.bfcl.cli import data_command, eval_command
+from play2prompt.benchmarks import BenchmarkBase, LoadedTools
 
 
-class BFCLBenchmark:
+class BFCLBenchmark(BenchmarkBase):
     name = "bfcl"
-    data_command = staticmethod(data_command)
-    eval_command = staticmethod(eval_command)
 
-    @staticmethod
-    def optimize_tools(data_dir: Path | None = None, subset: str | None = None,
+    def optimize_tools(self, data_dir: Path | None = None, subset: str | None = None,
                        select: Sequence[str] | None = None, config: Any = None) -> LoadedTools:
         """The offline exec functions (``subset``: comma-separated categories)."""
         from play2prompt.adapters.bfcl.data import EXEC_CATEGORIES, open_data
@@ -33,6 +29,28 @@ class BFCLBenchmark:
         categories = parse_categories(subset) if subset else list(EXEC_CATEGORIES)
         tools = optimization_tools(data, categories, select)
         return LoadedTools(tools, base_dir=root)
+
+    def eval_suite(self, data_dir: Path | None = None, subset: str | None = None) -> Any:
+        """The offline exec questions of ``subset`` (comma-separated categories; REST needs
+        the network and is left out)."""
+        from play2prompt.adapters.bfcl.data import open_data
+        from play2prompt.adapters.bfcl.suite import load_suite, parse_categories
+
+        categories = [c for c in parse_categories(subset) if c != "rest"]
+        data, root = open_data(data_dir)
+        return load_suite(data, root, categories)
+
+    @property
+    def data_command(self) -> Callable[..., Any]:
+        from play2prompt.adapters.bfcl.cli import data_command
+
+        return data_command
+
+    @property
+    def eval_command(self) -> Callable[..., Any]:
+        from play2prompt.adapters.bfcl.cli import eval_command
+
+        return eval_command
 
 
 BENCHMARK = BFCLBenchmark()

@@ -7,15 +7,17 @@ from typing import Optional
 
 import typer
 
+from play2prompt.benchmarks import Line, Output
+from play2prompt.evaluation.session import SuiteRequest
+
 
 def data_command(
     data_dir: Optional[Path] = typer.Option(None, help="cache folder (default: user cache)"),
     version: str = typer.Option("26.3", help="nvidia-bfcl wheel version"),
-) -> None:
+) -> Output:
     """Download BFCL's executable data (the Apache-2.0 nvidia-bfcl wheel, no dependencies)."""
     from play2prompt.adapters.bfcl.data import BFCLData, default_data_dir, download
     from play2prompt.adapters.bfcl.suite import load_suite
-    from play2prompt.cli._common import console
 
     where = data_dir or default_data_dir()
     wheel = download(where, version)
@@ -24,9 +26,9 @@ def data_command(
     suite = load_suite(data, root)
     rest = sum(1 for s in suite.skipped if s.category == "rest")
     exec_total = len(suite.items) + len(suite.skipped) - rest
-    console.print(f"BFCL data: {wheel}")
-    console.print(f"{exec_total} exec + {rest} REST questions; {len(suite.items)} exec "
-                  f"questions run offline (the others need the network: --online)")
+    return [Line(f"BFCL data: {wheel}"),
+            Line(f"{exec_total} exec + {rest} REST questions; {len(suite.items)} exec "
+                 f"questions run offline (the others need the network: --online)")]
 
 
 def eval_command(
@@ -52,16 +54,15 @@ def eval_command(
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
-) -> None:
+) -> SuiteRequest:
     """BFCL executable: baseline vs optimized prompts, checked by execution."""
     from play2prompt.adapters.bfcl.data import open_data
     from play2prompt.adapters.bfcl.suite import load_suite, oracle_docs_path, parse_categories
-    from play2prompt.cli._eval_common import execute_eval
 
     data, root = open_data(data_dir)
     suite = load_suite(data, root, parse_categories(categories), online=online)
-    execute_eval(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
-                 variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
-                 temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
-                 max_concurrency=max_concurrency,
-                 oracle=oracle_file or (oracle_docs_path() if oracle else None))
+    return SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
+                        variant=variant, drop_param_desc=drop_param_desc, seed=seed,
+                        limit=limit, temperature=temperature, out=out, runs_dir=runs_dir,
+                        quiet=quiet, max_concurrency=max_concurrency,
+                        oracle=oracle_file or (oracle_docs_path() if oracle else None))

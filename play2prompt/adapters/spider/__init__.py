@@ -18,12 +18,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from play2prompt.adapters import LoadedTools
+from play2prompt.benchmarks import BenchmarkBase, LoadedTools
 from play2prompt.errors import UserError
 
 
-class _SpiderBenchmark:
+class _SpiderBenchmark(BenchmarkBase):
     name = "spider"
+    templates = {name: f"{__name__}:templates/{name}.txt"
+                 for name in ("agent_spider", "spider_seed_doc")}
 
     @property
     def data_command(self) -> Any:

@@ -9,8 +9,9 @@ from typing import Any, Optional
 
 import typer
 
-from play2prompt.cli._common import console, progress_bars, table
+from play2prompt.benchmarks import Line, Output, Table
 from play2prompt.errors import UserError
+from play2prompt.progress import progress_bars
 from play2prompt.store.meta import Meta, Status
 
 
@@ -28,7 +29,7 @@ def data_command(
     seed: int = typer.Option(0, help="Seed for doc sampling and obfuscated names"),
     metaprompts: Optional[Path] = typer.Option(None, help="Folder overriding meta-prompts"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
-) -> None:
+) -> Output:
     """Build executable tools and problems from a Spider folder ("Hell or High Water")."""
     from play2prompt.adapters.spider.build import build_spider
     from play2prompt.lm.registry import make_lm
@@ -54,9 +55,9 @@ def data_command(
         if lm is not None:
             lm.close()
         store.close()
-    console.print(table(f"spider ({split}) -> {out}", ["", "count"],
-                        [[k, v] for k, v in result.stats.items()]))
-    console.print(f"tools: {out / 'tools.json'} | problems: {out / 'problems.jsonl'}")
+    return [Table.of(f"spider ({split}) -> {out}", ["", "count"],
+                     [[k, v] for k, v in result.stats.items()]),
+            Line(f"tools: {out / 'tools.json'} | problems: {out / 'problems.jsonl'}")]
 
 
 def eval_command(
@@ -89,7 +90,7 @@ def eval_command(
                                             "(default: the run folder)"),
     metaprompts: Optional[Path] = typer.Option(None, help="Folder overriding meta-prompts"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
-) -> None:
+) -> Output:
     """Backup-plan evaluation on Spider tools: accuracy without and with faults."""
     from play2prompt.adapters.spider.evaluate import EVAL_NAME, EvalConfig, evaluate
     from play2prompt.adapters.spider.report import summarize, table_rows, write_outputs
@@ -105,7 +106,8 @@ def eval_command(
                      all_problems=all_problems, concurrency=concurrency)
     if mode not in ("function-calling", "prompting"):
         raise UserError(f"--mode must be function-calling or prompting, got {mode!r}")
-    tools, chosen, variants = _load_inputs(data, cfg, prompts, demos, runs_dir, only_optimized)
+    tools, chosen, variants, lines = _load_inputs(data, cfg, prompts, demos, runs_dir,
+                                                  only_optimized)
     store = open_run(resume, runs_dir) if resume else create_run(runs_dir, "spider-eval",
                                                                   run_id)
     config = {**cfg.to_dict(), "data": str(data.resolve()), "task_model": task_model,
@@ -131,13 +133,14 @@ def eval_command(
     paths = write_outputs(out or store.run_dir, rows, results, config)
     store.close()
     columns, body = table_rows(rows)
-    console.print(table(f"spider backup-plan eval ({cfg.world} world, {task_model})", columns,
-                        body))
-    console.print("written: " + ", ".join(str(p) for p in paths))
+    return [*lines, Table.of(f"spider backup-plan eval ({cfg.world} world, {task_model})",
+                             columns, body),
+            Line("written: " + ", ".join(str(p) for p in paths))]
 
 
 def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir: Path,
-                 only_optimized: bool = False) -> tuple[list[Any], list[Any], list[Any]]:
+                 only_optimized: bool = False
+                 ) -> tuple[list[Any], list[Any], list[Any], list[Line]]:
     from play2prompt.adapters.spider.evaluate import Variant, select_problems
     from play2prompt.adapters.spider.problems import PROBLEMS_FILE, TOOLS_FILE, read_problems
     from play2prompt.tools.loading import load_tools
@@ -156,7 +159,7 @@ def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir:
     if not prompts:
         if only_optimized:
             raise UserError("--only-optimized needs --prompts RUN")
-        return tools, select_problems(problems, cfg), variants
+        return tools, select_problems(problems, cfg), variants, []
     from play2prompt.results import load_run_result
 
     run = load_run_result(prompts, runs_dir)
@@ -169,6 +172,6 @@ def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir:
     variants.append(Variant("optimized", optimized, demos))
     if only_optimized:
         problems = [p for p in problems if p.solution_functions <= set(known)]
-    console.print(f"optimized docs and demos from run {run.run_id}: {len(known)} of "
-                  f"{len(library)} tools")
-    return tools, select_problems(problems, cfg), variants
+    note = Line(f"optimized docs and demos from run {run.run_id}: {len(known)} of "
+                f"{len(library)} tools")
+    return tools, select_problems(problems, cfg), variants, [note]

@@ -18,13 +18,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from play2prompt.benchmarks import BenchmarkBase
 
-class StableToolBench:
+
+class StableToolBench(BenchmarkBase):
     """The benchmark's entry points (stateless; modules are imported when used)."""
 
     name = "stabletoolbench"
     # The paper's beam width for StableToolBench; explicit --width wins.
     config_defaults: dict[str, Any] = {"width": 3}
+    # Its APIs are answered from the response cache, a /virtual server or a simulator.
+    executors = {"stabletoolbench":
+                 "play2prompt.adapters.stabletoolbench.executor:StableToolBenchExecutor"}
+    templates = {name: f"{__name__}:templates/{name}.txt"
+                 for name in ("judge_answer", "judge_trajectory")}
 
     def optimize_tools(self, data_dir: Path | None = None, subset: str | None = None,
                        select: Sequence[str] | None = None, config: Any = None) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import typer
 
+from play2prompt.benchmarks import Line, Output, Table
 from play2prompt.errors import UserError
 
 FORMATS = ("auto", "json", "text")
@@ -45,7 +46,7 @@ def eval_command(
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     metaprompts: Optional[Path] = typer.Option(None, help="folder overriding prompts"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
-) -> None:
+) -> Output:
     """StableToolBench: ReAct with the original (and optimized) docs, solvable pass rate."""
     from play2prompt.adapters.stabletoolbench.run import EvalRequest, run_eval
 
@@ -62,15 +63,14 @@ def eval_command(
         max_steps=max_steps, limit=limit, evaluate_times=evaluate_times, fmt=react_format,
         code_checks=code_checks,
         seed=seed, output=output, runs_dir=runs_dir, metaprompts=metaprompts, quiet=quiet)
-    run_eval(request)
+    return run_eval(request)[1]
 
 
 def data_command(
     stb_dir: Optional[Path] = typer.Option(None, "--stb-dir", help="StableToolBench folder"),
-) -> None:
+) -> Output:
     """Show the StableToolBench data found: subsets, queries, tool files, response cache."""
     from play2prompt.adapters.stabletoolbench.data import SUBSETS, load_queries, resolve_source
-    from play2prompt.cli._common import console, table
 
     source = resolve_source(stb_dir)
     rows: list[list[Any]] = []
@@ -78,7 +78,7 @@ def data_command(
         path = source.query_file(name)
         queries = load_queries(source, name)
         rows.append([name, len(queries), SUBSETS.get(name, "-"), path])
-    console.print(table(f"StableToolBench data in {source.root}",
-                        ["subset", "queries here", "full set", "file"], rows))
-    console.print(f"tool files: {source.tools_dir or 'none (docs from the query files)'}")
-    console.print(f"response cache: {source.cache_dir or 'none (server or simulator)'}")
+    return [Table.of(f"StableToolBench data in {source.root}",
+                     ["subset", "queries here", "full set", "file"], rows),
+            Line(f"tool files: {source.tools_dir or 'none (docs from the query files)'}"),
+            Line(f"response cache: {source.cache_dir or 'none (server or simulator)'}")]

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from play2prompt.adapters import LoadedTools
 from play2prompt.adapters.stabletoolbench.data import (
     Query,
     ToolFiles,
@@ -19,6 +18,7 @@ from play2prompt.adapters.stabletoolbench.data import (
     query_tools,
     resolve_source,
 )
+from play2prompt.benchmarks import LoadedTools
 from play2prompt.errors import UserError
 from play2prompt.tools.model import Tool
 

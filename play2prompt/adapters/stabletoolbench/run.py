@@ -17,8 +17,10 @@ from play2prompt.adapters.stabletoolbench.evaluate import (
     play2prompt_condition,
     write_outputs,
 )
+from play2prompt.benchmarks import Line, Output, Table
 from play2prompt.errors import UserError
 from play2prompt.lm._base import LM
+from play2prompt.progress import progress_bars
 from play2prompt.store.meta import Meta
 
 LABELS = {"baseline": "baseline", "play2prompt": "+Play2Prompt"}
@@ -78,7 +80,8 @@ def open_store(req: EvalRequest) -> Any:
     return RunStore(Path(req.output) / DB_NAME)
 
 
-def run_eval(req: EvalRequest) -> EvalReport:
+def run_eval(req: EvalRequest) -> tuple[EvalReport, Output]:
+    """Evaluate as ``req`` asks; the report and what to show of it."""
     from play2prompt.lm.registry import LMPool
     from play2prompt.metaprompts import MetaPrompts
 
@@ -111,8 +114,7 @@ def run_eval(req: EvalRequest) -> EvalReport:
                                            report.rates[cond.name].items()},
                             "llm_calls": report.calls.get(cond.name, {})})
         paths = write_outputs(store.run_dir, report, config)
-        print_report(report, settings, paths)
-        return report
+        return report, report_output(report, settings, paths)
     finally:
         pool.close()
         store.close()
@@ -120,8 +122,6 @@ def run_eval(req: EvalRequest) -> EvalReport:
 
 def _run(queries: Any, conditions: Any, models: Models, source: Any, store: Any,
          settings: Settings, prompts: Any, total: int, quiet: bool) -> EvalReport:
-    from play2prompt.cli._common import progress_bars
-
     with progress_bars(not quiet) as prog:
         task = prog.add_task("stabletoolbench queries", total=total) if prog else None
 
@@ -138,9 +138,8 @@ def _pct(rate: Any) -> str:
     return text + (f" ±{100 * rate.std:.1f}" if len(rate.per_run) > 1 else "")
 
 
-def print_report(report: EvalReport, settings: Settings, paths: list[Path]) -> None:
-    from play2prompt.cli._common import console, table
-
+def report_output(report: EvalReport, settings: Settings, paths: list[Path]) -> Output:
+    """The pass-rate and LLM-call tables, and where the outputs are."""
     conds = list(report.rates)
     subsets = list(dict.fromkeys(s for by in report.rates.values() for s in by))
     rows = []
@@ -151,7 +150,7 @@ def print_report(report: EvalReport, settings: Settings, paths: list[Path]) -> N
     title = (f"StableToolBench solvable pass rate (%), mean over {settings.evaluate_times} "
              f"judge run(s) ± std; {settings.fmt} ReAct, max {settings.max_steps} steps"
              + ("; code checks on" if settings.code_checks else ""))
-    console.print(table(title, ["subset", "queries", *(LABELS.get(c, c) for c in conds)], rows))
+    rates = Table.of(title, ["subset", "queries", *(LABELS.get(c, c) for c in conds)], rows)
     call_rows = []
     for cond in conds:
         c = report.calls.get(cond, {})
@@ -159,6 +158,6 @@ def print_report(report: EvalReport, settings: Settings, paths: list[Path]) -> N
         call_rows.append([LABELS.get(cond, cond), c.get("calls", 0), roles.get("task", 0),
                           roles.get("simulator", 0), roles.get("judge", 0),
                           c.get("cache_hits", 0), c.get("wall_s", 0)])
-    console.print(table("LLM calls", ["condition", "calls", "task", "simulator", "judge",
-                                      "cache hits", "wall s"], call_rows))
-    console.print("outputs: " + ", ".join(str(p) for p in paths))
+    calls = Table.of("LLM calls", ["condition", "calls", "task", "simulator", "judge",
+                                   "cache hits", "wall s"], call_rows)
+    return [rates, calls, Line("outputs: " + ", ".join(str(p) for p in paths))]

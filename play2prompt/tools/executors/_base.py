@@ -5,8 +5,10 @@ tool's output or raises; the base turns every outcome (output, exception, timeou
 :class:`~play2prompt.tools.model.Observation`, so executing a tool never crashes a run.
 
 Executors are chosen by the key of the tool's executor spec (``{"python": ...}``,
-``{"http": ...}``, ...). Third-party executors register under the entry-point group
-``play2prompt.executors``.
+``{"http": ...}``, ...): the built-in ones below, then those registered under the entry-point
+group ``play2prompt.executors``, then those a benchmark registers
+(:func:`play2prompt.benchmarks.benchmark_executors`, consulted only for a kind not found
+before).
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ BUILTIN_EXECUTORS: dict[str, str] = {
     "sqlite": "play2prompt.tools.executors.sqlite:SqliteExecutor",
     "mcp": "play2prompt.tools.executors.mcp:McpExecutor",
     "simulated": "play2prompt.tools.executors.simulated:SimulatedExecutor",
-    "stabletoolbench": "play2prompt.adapters.stabletoolbench.executor:StableToolBenchExecutor",
 }
 
 # Keys of an executor spec that configure the base rather than name a backend.
@@ -135,20 +136,34 @@ def executor_kind(spec: Mapping[str, Any] | None, tool_name: str = "?") -> str:
     return kinds[0]
 
 
-def available_executors() -> dict[str, str]:
+def available_executors(benchmarks: bool = True) -> dict[str, str]:
+    """Kind -> ``module:Class``: built-in, entry points, and (``benchmarks``) the kinds
+    benchmarks register."""
     found = dict(BUILTIN_EXECUTORS)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep.value)
+    if benchmarks:
+        from play2prompt.benchmarks import benchmark_executors
+
+        for kind, target in benchmark_executors().items():
+            found.setdefault(kind, target)
     return found
 
 
+def find_executor(kind: str) -> str | None:
+    """Where executor ``kind`` lives (benchmarks are asked only when it is not found before)."""
+    return available_executors(benchmarks=False).get(kind) or \
+        available_executors().get(kind)
+
+
 def executor_class(kind: str, tool_name: str = "?") -> type[Executor]:
-    registry = available_executors()
-    if kind not in registry:
+    target = find_executor(kind)
+    if target is None:
+        known = available_executors()
         raise ToolsFileError(
-            f"tool {tool_name!r}: unknown executor {kind!r} (known: {', '.join(sorted(registry))})"
+            f"tool {tool_name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
         )
-    module_name, _, attr = registry[kind].partition(":")
+    module_name, _, attr = target.partition(":")
     return getattr(importlib.import_module(module_name), attr)
 
 
