@@ -1,0 +1,94 @@
+"""Every registered LM backend keeps the LM contract (play2prompt.testing.lm), offline: the
+fake; the embedded model; openai-compat, openai and ollama against the embedded runtime's
+llama.cpp server on loopback; vllm with a fake ``vllm`` module. A backend without a supplier
+here fails ``test_every_registered_backend_has_a_supplier``."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from play2prompt.lm.fake import FakeLM
+from play2prompt.lm.registry import BUILTIN_BACKENDS, available_backends, make_lm
+from play2prompt.testing.lm import LMContract
+from tests.lm.fake_vllm import install_fake_vllm
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llama_server():
+    """The embedded runtime's OpenAI-compatible server on loopback (as llama-server or vLLM
+    would serve), shared by the module: host:port."""
+    xlc = pytest.importorskip("xllamacpp")
+    from play2prompt.lm.embedded import find_default_weights
+
+    params = xlc.CommonParams()
+    params.model.path = str(find_default_weights())
+    params.n_ctx = 2048
+    params.n_parallel = 1
+    params.verbosity = -1
+    params.hostnames = ["127.0.0.1"]
+    params.port = _free_port()
+    for cpu in (params.cpuparams, params.cpuparams_batch):
+        cpu.n_threads = 1
+    server = xlc.Server(params)
+    yield server.listening_address
+    del server
+
+
+def _fake(request):
+    return FakeLM(fill_schema=True)
+
+
+def _embedded(request):
+    return make_lm("embedded")
+
+
+def _compat(request):
+    return make_lm(f"openai-compat:{request.getfixturevalue('llama_server')}/v1"
+                   "#smollm2?tools=emulate")
+
+
+def _openai(request):
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{request.getfixturevalue('llama_server')}/v1")
+    return make_lm("openai:smollm2", supports_n=False, supports_tools=False)
+
+
+def _ollama(request):
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("OLLAMA_HOST", request.getfixturevalue("llama_server"))
+    return make_lm("ollama:smollm2", supports_tools=False)
+
+
+def _vllm(request):
+    install_fake_vllm(request.getfixturevalue("monkeypatch"))
+    return make_lm("vllm:org/model", batch_window=0.0)
+
+
+SUPPLIERS = {"fake": _fake, "embedded": _embedded, "openai-compat": _compat,
+             "openai": _openai, "ollama": _ollama, "vllm": _vllm}
+LOCAL_MODEL = {"embedded", "openai-compat", "openai", "ollama"}   # run the embedded model
+
+
+@pytest.fixture(params=[pytest.param(k, marks=pytest.mark.embedded) if k in LOCAL_MODEL else k
+                        for k in sorted(BUILTIN_BACKENDS)])
+def lm(request):
+    made = SUPPLIERS[request.param](request)
+    yield made
+    made.close()
+
+
+class TestEveryBackend(LMContract):
+    pass
+
+
+def test_every_registered_backend_has_a_supplier():
+    assert set(available_backends()) <= set(SUPPLIERS)
