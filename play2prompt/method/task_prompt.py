@@ -19,6 +19,11 @@ from play2prompt.scoring.parse import ParseError, parse_calls
 from play2prompt.tools.model import Invocation, Tool
 
 MODES = ("function-calling", "prompting")
+# ReAct's vocabulary (StableToolBench's agent): the action that ends an episode, and its kinds.
+FINISH = "Finish"
+GIVE_ANSWER = "give_answer"
+GIVE_UP_AND_RESTART = "give_up_and_restart"
+REACT_STYLES = ("react-text", "react-json")   # ReAct steps as labelled lines, or as JSON
 
 
 @dataclass(frozen=True)
@@ -39,18 +44,48 @@ class Demo:
                    data.get("answer"))
 
 
-def render_demos(demos: Sequence[Demo], mode: str) -> str:
+def render_demos(demos: Sequence[Demo], style: str) -> str:
+    """The demos as the task model sees them: request and call(s) in a mode's call syntax
+    (``function-calling``: JSON, ``prompting``: Python), or, in a ReAct style, each as a short
+    solved trajectory."""
     if not demos:
         return ""
+    if style in REACT_STYLES:
+        return _react_demos(demos, style)
     lines = ["", "Examples of requests and the correct calls:"]
     for demo in demos:
-        if mode == "prompting":
+        if style == "prompting":
             calls = "[" + ", ".join(c.to_python() for c in demo.calls) + "]"
         else:
             calls = ", ".join(c.to_json() for c in demo.calls)
         lines.append(f"Request: {demo.query}")
         lines.append(f"Call: {calls}")
     return "\n".join(lines)
+
+
+def _react_demos(demos: Sequence[Demo], style: str) -> str:
+    lines = ["", "Examples of solved requests:"]
+    for demo in demos:
+        lines.append(f"Request: {demo.query}")
+        for call in demo.calls:
+            lines.append(react_step_text(f"I call {call.name} with the values from the "
+                                         "request.", call.name, dict(call.arguments), style))
+            lines.append("Observation: (the function's result)")
+        if demo.answer:
+            lines.append(react_step_text("The result answers the request.", FINISH,
+                                         {"return_type": GIVE_ANSWER,
+                                          "final_answer": demo.answer[:300]}, style))
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def react_step_text(thought: str, action: str, args: Mapping[str, Any], style: str) -> str:
+    """One ReAct step as the model writes it."""
+    if style == "react-json":
+        return json.dumps({"thought": thought, "action": action, "action_input": dict(args)},
+                          ensure_ascii=False)
+    return (f"Thought: {thought}\nAction: {action}\n"
+            f"Action Input: {json.dumps(dict(args), ensure_ascii=False)}")
 
 
 @dataclass(frozen=True)

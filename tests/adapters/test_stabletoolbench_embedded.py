@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from play2prompt.adapters.stabletoolbench.data import query_tools
-from play2prompt.adapters.stabletoolbench.react import FINISH, ReactAgent
+from play2prompt.agent.react import FINISH, ReactAgent
 from play2prompt.lm.registry import make_lm
 from play2prompt.store.db import RunStore
 from play2prompt.tools.executors._base import ExecContext

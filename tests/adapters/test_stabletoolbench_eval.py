@@ -13,7 +13,8 @@ from play2prompt.adapters.stabletoolbench.evaluate import (
     evaluate,
 )
 from play2prompt.adapters.stabletoolbench.judge import average, judge, pass_rate, precheck
-from play2prompt.adapters.stabletoolbench.react import Step, Trajectory
+from play2prompt.agent.react import react_step as Step
+from play2prompt.agent.react import react_trajectory as Trajectory
 from play2prompt.cli import main
 from play2prompt.lm.fake import FakeLM, prompt_text
 from play2prompt.store.db import RunStore

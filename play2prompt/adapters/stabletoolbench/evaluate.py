@@ -25,7 +25,7 @@ from play2prompt.adapters.stabletoolbench.data import (
     query_tools,
 )
 from play2prompt.adapters.stabletoolbench.judge import PassRate, average, judge, pass_rate
-from play2prompt.adapters.stabletoolbench.react import ReactAgent
+from play2prompt.agent.react import ReactAgent
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.executors._base import ExecContext

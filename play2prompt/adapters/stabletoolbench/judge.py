@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.adapters.stabletoolbench.react import Trajectory
+from play2prompt.agent import Trajectory
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.metaprompts import MetaPrompts

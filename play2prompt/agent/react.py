@@ -1,4 +1,5 @@
-"""ReAct inference: Thought / Action / Action Input / Observation steps ending with ``Finish``.
+"""The ReAct step format of the agent loop (:mod:`play2prompt.agent._base`): Thought / Action /
+Action Input / Observation steps ending with ``Finish`` (StableToolBench's agent).
 
 Two step formats. ``text`` (capable models): the model writes the three labelled lines and the
 parser reads them robustly (markdown decoration, code fences, ``name(...)`` actions, Python
@@ -8,8 +9,9 @@ keep a free format): every step is decoded against a JSON schema, one alternativ
 (``action`` fixed to its name, ``action_input`` its parameter schema) plus ``Finish``.
 
 Observations are what StableToolBench's agent sees: ``{"error": ..., "response": ...}`` as JSON,
-truncated. The run stops at ``Finish`` or after ``max_steps`` steps; the :class:`Trajectory`
-records every step.
+truncated. The run stops at ``Finish`` or after ``max_steps`` steps; the
+:class:`~play2prompt.agent._base.Trajectory` records every step (:func:`react_record` writes it
+in ReAct's words).
 """
 
 from __future__ import annotations
@@ -18,24 +20,39 @@ import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.errors import LMError
+from play2prompt.agent._base import (
+    ANSWER,
+    LM_ERROR,
+    TURN_LIMIT,
+    Move,
+    Step,
+    Trajectory,
+    run_episode,
+    truncate,
+)
+from play2prompt.agent._base import GIVE_UP as GAVE_UP
+from play2prompt.agent._base import REPEAT_NOTE as BASE_NOTE
 from play2prompt.jsonutil import derive_seed, extract_json
-from play2prompt.lm._base import ChatRequest
+from play2prompt.lm._base import LM, ChatRequest, TaggedLM
 from play2prompt.lm.structured import chat_json
 from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.metaprompts import MetaPrompts
-from play2prompt.method.task_prompt import Demo
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.method.task_prompt import (
+    FINISH,
+    GIVE_ANSWER,
+    GIVE_UP_AND_RESTART,
+    Demo,
+    render_demos,
+)
+from play2prompt.tools.model import Invocation, Observation, Tool
 
-REPEAT_NOTE = ("\nNote: you already made this exact call and got this result. Do not repeat it: "
-               "call a different function, or Finish.")
+REPEAT_NOTE = BASE_NOTE.format(options=f"call a different function, or {FINISH}")
+TRUNCATED = "...(truncated)"
 
-FINISH = "Finish"
-GIVE_ANSWER = "give_answer"
-GIVE_UP = "give_up_and_restart"
+GIVE_UP = GIVE_UP_AND_RESTART
 FORMATS = ("text", "json")
 TEXT_FORMAT = ("Thought: <what you do next and why>\n"
                "Action: <one function name exactly as listed, or Finish>\n"
@@ -57,50 +74,6 @@ class ParsedStep:
     @property
     def is_finish(self) -> bool:
         return self.error is None and self.action == FINISH
-
-
-@dataclass(frozen=True)
-class Step:
-    thought: str
-    action: str
-    action_input: Any
-    observation: str
-    error: str | None = None   # why the step could not run (format, unknown function)
-    raw: str = ""
-    ok: bool = False           # a function ran and returned without error
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"thought": self.thought, "action": self.action,
-                "action_input": self.action_input, "observation": self.observation,
-                "error": self.error, "ok": self.ok, "raw": self.raw}
-
-
-@dataclass(frozen=True)
-class Trajectory:
-    query_id: str
-    query: str
-    steps: tuple[Step, ...]
-    finish: Mapping[str, Any] | None      # the Finish arguments, None if never finished
-    stop_reason: str                      # finish | max_steps | lm_error
-    detail: str = ""
-    tools: tuple[str, ...] = field(default=())
-
-    @property
-    def gave_up(self) -> bool:
-        return self.finish is not None and self.finish.get("return_type") == GIVE_UP
-
-    @property
-    def final_answer(self) -> str:
-        if self.finish is None or self.gave_up:
-            return ""
-        return str(self.finish.get("final_answer") or "").strip()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"query_id": self.query_id, "query": self.query,
-                "steps": [s.to_dict() for s in self.steps],
-                "finish": dict(self.finish) if self.finish is not None else None,
-                "final_answer": self.final_answer, "stop_reason": self.stop_reason,
-                "detail": self.detail, "tools": list(self.tools)}
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -250,40 +223,109 @@ def render_tools(tools: Sequence[Tool]) -> str:
     return "\n".join(lines).strip()
 
 
-def render_demos(demos: Sequence[Demo], fmt: str) -> str:
-    """Each demo (query, verified call, answer) as a short solved trajectory."""
-    if not demos:
-        return ""
-    lines = ["", "Examples of solved requests:"]
-    for demo in demos:
-        lines.append(f"Request: {demo.query}")
-        for call in demo.calls:
-            lines.append(_render_step(f"I call {call.name} with the values from the request.",
-                                      call.name, dict(call.arguments), fmt))
-            lines.append("Observation: (the function's result)")
-        if demo.answer:
-            lines.append(_render_step("The result answers the request.", FINISH,
-                                      {"return_type": GIVE_ANSWER,
-                                       "final_answer": demo.answer[:300]}, fmt))
-        lines.append("")
-    return "\n".join(lines).rstrip()
-
-
-def _render_step(thought: str, action: str, args: Mapping[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps({"thought": thought, "action": action, "action_input": dict(args)},
-                          ensure_ascii=False)
-    return (f"Thought: {thought}\nAction: {action}\n"
-            f"Action Input: {json.dumps(dict(args), ensure_ascii=False)}")
-
-
 def observation_text(error: str, response: Any, limit: int) -> str:
     text = json.dumps({"error": error, "response": response}, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[:limit] + "...(truncated)"
+    return truncate(text, limit, TRUNCATED)
 
 
-# -- the agent -------------------------------------------------------------------------------
+# -- the format -----------------------------------------------------------------------------
+class ReactFormat:
+    """ReAct steps (``text`` or ``json``) over a fixed set of tools; see the module docstring."""
+
+    style = "react"
+    repeat_note = REPEAT_NOTE
+    pseudo_actions = False
+
+    def __init__(self, prompts: MetaPrompts, fmt: str, *, demos: Sequence[Demo] = (),
+                 max_steps: int = 8, temperature: float = 0.0, obs_limit: int = 1024,
+                 max_tokens: int = 512, seed: int = 0, query_id: str = "") -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+        self.prompts, self.fmt, self.demos = prompts, fmt, tuple(demos)
+        self.max_steps, self.temperature = max_steps, temperature
+        self.obs_limit, self.max_tokens = obs_limit, max_tokens
+        self.seed, self.query_id = seed, query_id
+        self.names: list[str] = []
+        self.schema: dict[str, Any] | None = None
+
+    def messages(self, tools: Sequence[Tool], query: str) -> list[dict[str, str]]:
+        return self.prompts.render("task_react", tools=render_tools(tools),
+                                   demos=render_demos(self.demos, f"react-{self.fmt}"),
+                                   query=query,
+                                   format=JSON_FORMAT if self.fmt == "json" else TEXT_FORMAT)
+
+    def begin(self, query: str, tools: Sequence[Tool]) -> list[dict[str, Any]]:
+        self.names = [t.name for t in tools]
+        self.schema = step_schema(tools) if self.fmt == "json" else None
+        return list(self.messages(tools, query))
+
+    async def ask(self, lm: LM | TaggedLM, messages: list[dict[str, Any]],
+                  tools: Sequence[Tool], turn: int) -> Move:
+        seed = derive_seed(self.seed, self.query_id, turn)
+        if self.schema is not None:
+            (value,), response = await chat_json(
+                lm, messages, self.schema, role="task", seed=seed, temperature=self.temperature,
+                max_tokens=max(self.max_tokens, JSON_STEP_TOKENS), validate=False)
+            raw, parsed = response.text, parse_json_step(value, self.names)
+        else:
+            request = ChatRequest(tuple(messages), self.temperature, self.max_tokens,
+                                  stop=("\nObservation:",), seed=seed, role="task")
+            response = await lm.chat(request)
+            raw, parsed = response.text, parse_react(response.text, self.names)
+        messages.append({"role": "assistant", "content": raw})
+        if parsed.is_finish:
+            args = parsed.arguments or {}
+            stop = GAVE_UP if args.get("return_type") == GIVE_UP else ANSWER
+            return Move(raw, parsed.thought, FINISH, parsed.arguments, stop=stop,
+                        answer=str(args.get("final_answer") or ""), finish=parsed.arguments)
+        if parsed.error is not None:
+            return Move(raw, parsed.thought, parsed.action, parsed.arguments, error=parsed.error)
+        arguments = dict(parsed.arguments or {})
+        return Move(raw, parsed.thought, parsed.action, arguments,
+                    calls=(Invocation(parsed.action, arguments),))
+
+    def show(self, observation: Observation) -> str:
+        error = "" if observation.ok else f"{observation.error_type}: {observation.error}"
+        return observation_text(error, observation.output if observation.ok else "",
+                                self.obs_limit)
+
+    def show_error(self, move: Move, tools: Sequence[Tool]) -> str:
+        shape = JSON_FORMAT if self.fmt == "json" else TEXT_FORMAT
+        hint = (f"{move.error}. Write the next step as {shape}; "
+                f"functions: {', '.join(self.names)}, or Finish.")
+        return observation_text(hint, "", self.obs_limit)
+
+    def extend(self, messages: list[dict[str, Any]], turn: int, move: Move,
+               calls: Sequence[Invocation], shown: Sequence[str]) -> None:
+        messages.append({"role": "user", "content": f"Observation: {shown[0]}"})
+
+    def end(self, query: str, steps: Sequence[Step], stop: str,
+            messages: Sequence[Mapping[str, Any]], *, answer: Any = None,
+            error: str | None = None, finish: Mapping[str, Any] | None = None,
+            tools: Sequence[Tool] = ()) -> Trajectory:
+        detail = {LM_ERROR: error or "",
+                  TURN_LIMIT: f"no Finish within {self.max_steps} steps"}.get(stop, "")
+        return Trajectory(query, tuple(steps), stop, answer, error, style=self.style,
+                          query_id=self.query_id, tools=tuple(self.names), finish=finish,
+                          detail=detail)
+
+
+class _Tools:
+    """A fixed set of tools run by a tool runtime (the ReAct agent's environment)."""
+
+    def __init__(self, runtime: Any, tools: Sequence[Tool]) -> None:
+        self.runtime, self._tools = runtime, list(tools)
+
+    def tools(self) -> Sequence[Tool]:
+        return self._tools
+
+    async def execute(self, invocation: Invocation) -> Observation:
+        return await self.runtime.run(invocation)
+
+
 class ReactAgent:
+    """ReAct on a tool runtime: :meth:`run` is one episode of the agent loop."""
+
     def __init__(self, lm: Any, runtime: Any, prompts: MetaPrompts | None = None, *,
                  fmt: str = "text", max_steps: int = 8, temperature: float = 0.0,
                  obs_limit: int = 1024, max_tokens: int = 512) -> None:
@@ -294,70 +336,41 @@ class ReactAgent:
         self.fmt, self.max_steps = fmt, max_steps
         self.temperature, self.obs_limit, self.max_tokens = temperature, obs_limit, max_tokens
 
+    def format(self, demos: Sequence[Demo] = (), seed: int = 0,
+               query_id: str = "") -> ReactFormat:
+        return ReactFormat(self.prompts, self.fmt, demos=demos, max_steps=self.max_steps,
+                           temperature=self.temperature, obs_limit=self.obs_limit,
+                           max_tokens=self.max_tokens, seed=seed, query_id=query_id)
+
     def messages(self, tools: Sequence[Tool], query: str,
                  demos: Sequence[Demo] = ()) -> list[dict[str, str]]:
-        return self.prompts.render("task_react", tools=render_tools(tools),
-                                   demos=render_demos(demos, self.fmt), query=query,
-                                   format=JSON_FORMAT if self.fmt == "json" else TEXT_FORMAT)
+        return self.format(demos).messages(tools, query)
 
     async def run(self, query_id: str, query: str, tools: Sequence[Tool],
                   demos: Sequence[Demo] = (), seed: int = 0) -> Trajectory:
-        names = [t.name for t in tools]
-        messages = self.messages(tools, query, demos)
-        schema = step_schema(tools) if self.fmt == "json" else None
-        steps: list[Step] = []
-        seen: set[str] = set()
-        for i in range(self.max_steps):
-            step_seed = derive_seed(seed, query_id, i)
-            try:
-                raw, parsed = await self._ask(messages, names, schema, step_seed)
-            except LMError as exc:
-                return Trajectory(query_id, query, tuple(steps), None, "lm_error", str(exc),
-                                  tuple(names))
-            messages.append({"role": "assistant", "content": raw})
-            if parsed.is_finish:
-                steps.append(Step(parsed.thought, FINISH, parsed.arguments, "", None, raw))
-                return Trajectory(query_id, query, tuple(steps), parsed.arguments, "finish",
-                                  tools=tuple(names))
-            step = await self._act(parsed, raw, names)
-            steps.append(step)
-            messages.append({"role": "user",
-                             "content": f"Observation: {step.observation}{_repeat(step, seen)}"})
-        return Trajectory(query_id, query, tuple(steps), None, "max_steps",
-                          f"no Finish within {self.max_steps} steps", tuple(names))
-
-    async def _ask(self, messages: list[dict[str, str]], names: Sequence[str],
-                   schema: Mapping[str, Any] | None, seed: int) -> tuple[str, ParsedStep]:
-        if schema is not None:
-            (value,), response = await chat_json(
-                self.lm, messages, schema, role="task", seed=seed, temperature=self.temperature,
-                max_tokens=max(self.max_tokens, JSON_STEP_TOKENS), validate=False)
-            return response.text, parse_json_step(value, names)
-        request = ChatRequest(tuple(messages), self.temperature, self.max_tokens,
-                              stop=("\nObservation:",), seed=seed, role="task")
-        response = await self.lm.chat(request)
-        return response.text, parse_react(response.text, names)
-
-    async def _act(self, parsed: ParsedStep, raw: str, names: Sequence[str]) -> Step:
-        if parsed.error is not None:
-            shape = JSON_FORMAT if self.fmt == "json" else TEXT_FORMAT
-            hint = (f"{parsed.error}. Write the next step as {shape}; "
-                    f"functions: {', '.join(names)}, or Finish.")
-            return Step(parsed.thought, parsed.action, parsed.arguments,
-                        observation_text(hint, "", self.obs_limit), parsed.error, raw)
-        obs = await self.runtime.run(Invocation(parsed.action, dict(parsed.arguments or {})))
-        error = "" if obs.ok else f"{obs.error_type}: {obs.error}"
-        text = observation_text(error, obs.output if obs.ok else "", self.obs_limit)
-        return Step(parsed.thought, parsed.action, dict(parsed.arguments or {}), text, None, raw,
-                    obs.ok)
+        return await run_episode(self.lm, _Tools(self.runtime, tools), query,
+                                 self.format(demos, seed, query_id), self.max_steps)
 
 
-def _repeat(step: Step, seen: set[str]) -> str:
-    """A note when the step repeats an earlier call exactly (small models loop on one call)."""
-    if step.error is not None:
-        return ""
-    key = Invocation(step.action, step.action_input).key()
-    if key in seen:
-        return REPEAT_NOTE
-    seen.add(key)
-    return ""
+# -- records -----------------------------------------------------------------------------
+def react_step(thought: str, action: str, action_input: Any, observation: str,
+               error: str | None = None, raw: str = "", ok: bool = False) -> Step:
+    """A ReAct step from its parts (a function ran unless ``error`` or ``Finish``)."""
+    ran = error is None and action != FINISH
+    calls = (Invocation(action, dict(action_input or {})),) if ran else ()
+    observations = (Observation(ok, error=None if ok else "failed"),) if ran else ()
+    return Step(0, raw, thought, action, action_input, calls, observations,
+                (observation,) if observation else (), error)
+
+
+def react_trajectory(query_id: str, query: str, steps: Sequence[Step],
+                     finish: Mapping[str, Any] | None, stop_reason: str, detail: str = "",
+                     tools: Sequence[str] = ()) -> Trajectory:
+    """A ReAct trajectory from ReAct's words (``finish`` | ``max_steps`` | ``lm_error``)."""
+    if finish is not None:
+        stop = GAVE_UP if finish.get("return_type") == GIVE_UP else ANSWER
+        answer = str(finish.get("final_answer") or "")
+    else:
+        stop, answer = (TURN_LIMIT if stop_reason == "max_steps" else LM_ERROR), None
+    return Trajectory(query, tuple(steps), stop, answer, style="react", query_id=query_id,
+                      tools=tuple(tools), finish=finish, detail=detail)

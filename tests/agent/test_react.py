@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 
 from play2prompt.adapters.stabletoolbench.data import query_tools
-from play2prompt.adapters.stabletoolbench.react import (
+from play2prompt.agent.react import (
     FINISH,
     GIVE_UP,
     ReactAgent,
@@ -21,8 +21,7 @@ from play2prompt.store.db import RunStore
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation
 from play2prompt.tools.runtime import ToolRuntime
-
-from .stb_fixtures import react_text, slice_queries, slice_source
+from tests.adapters.stb_fixtures import react_text, slice_queries, slice_source
 
 NAMES = ["transfermarkt_search_for_theclique", "transfermarkt_details_for_theclique"]
 
