@@ -17,7 +17,7 @@ from play2prompt.errors import UserError
 from play2prompt.jsonutil import stable_hash, to_jsonable
 from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.match import OUTPUT_MATCH_TYPES
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.tools.model import Invocation, Tool, ToolDoc
 from play2prompt.tools.transform import drop_param_descriptions
 
 # exact | real_time | structural, plus BFCL REST's key-structure comparison.
@@ -110,81 +110,89 @@ class EvalSuite:
         return out
 
 
-# -- the sides of the comparison --------------------------------------------------------------
+# -- the sides of a comparison ---------------------------------------------------------------
 VARIANTS = ("full", "desc-only", "demo-only", "baseline")
 ORACLE = "oracle"
 
 
 @dataclass(frozen=True)
-class Side:
-    """Which prompt the task model gets: original or optimized docs, with or without demos,
-    or the hand-written correct ("oracle") docs of the yardstick."""
+class PromptSide:
+    """Which docs and demos one side of a comparison gives the task model.
+
+    ``docs``: docs by tool name replacing the original ones (a run's optimized docs, or the
+    hand-written correct "oracle" docs of the yardstick); ``tools``: whole tools replacing the
+    originals (a run's optimized tools, as Spider's evaluation offers them); ``demos``:
+    demonstrations by tool name, at most ``k`` of each; ``drop_param_desc``/``seed``: the
+    robustness transform of the original docs, the same on every side (each parameter
+    description dropped with probability p)."""
 
     name: str
-    optimized_docs: bool
-    demos: bool
-    oracle_docs: bool = False
-
-
-def make_side(variant: str) -> Side:
-    sides = {
-        "baseline": Side("baseline", False, False),
-        "full": Side("full", True, True),
-        "desc-only": Side("desc-only", True, False),
-        "demo-only": Side("demo-only", False, True),
-        ORACLE: Side(ORACLE, False, False, oracle_docs=True),
-    }
-    if variant not in sides:
-        raise UserError(f"unknown variant {variant!r} (one of {', '.join(VARIANTS)})")
-    return sides[variant]
-
-
-def sides_for(variant: str, has_run: bool, has_oracle: bool = False) -> list[Side]:
-    """Baseline always; the optimized variant when a run's prompts are given; the oracle docs
-    last when they are given."""
-    sides = [make_side("baseline")]
-    if has_run and variant != "baseline":
-        sides.append(make_side(variant))
-    if has_oracle:
-        sides.append(make_side(ORACLE))
-    return sides
-
-
-@dataclass(frozen=True)
-class PromptSource:
-    """Where the optimized docs and demos come from (a finished run), the oracle docs (a
-    tools file with correct docs), and the doc transform applied to the original docs on
-    every side (parameter-description dropout)."""
-
-    docs: Mapping[str, Any] = field(default_factory=dict)     # tool name -> ToolDoc
+    docs: Mapping[str, ToolDoc] = field(default_factory=dict)
     demos: Mapping[str, Sequence[Demo]] = field(default_factory=dict)
-    k: int = 5
+    k: int | None = None
+    tools: Mapping[str, Tool] = field(default_factory=dict)
     drop_param_desc: float = 0.0
     seed: int = 0
-    oracle: Mapping[str, Any] = field(default_factory=dict)   # tool name -> ToolDoc
 
-    @classmethod
-    def from_run(cls, run: Any, k: int, drop_param_desc: float = 0.0, seed: int = 0,
-                 oracle: Sequence[Tool] = ()) -> PromptSource:
-        oracle_docs = {t.name: t.doc for t in oracle}
-        if run is None:
-            return cls(k=k, drop_param_desc=drop_param_desc, seed=seed, oracle=oracle_docs)
-        return cls({n: r.doc for n, r in run.tools.items()},
-                   {n: tuple(r.demos) for n, r in run.tools.items()}, k, drop_param_desc, seed,
-                   oracle_docs)
+    def tools_for(self, originals: Sequence[Tool]) -> list[Tool]:
+        out = drop_param_descriptions(originals, self.drop_param_desc, self.seed)
+        out = [self.tools.get(t.name, t) for t in out]
+        return [t.with_doc(self.docs[t.name]) if t.name in self.docs else t for t in out]
 
-    def tools_for(self, tools: Sequence[Tool], side: Side) -> list[Tool]:
-        out = drop_param_descriptions(tools, self.drop_param_desc, self.seed)
-        if side.oracle_docs:
-            out = [t.with_doc(self.oracle[t.name]) if t.name in self.oracle else t for t in out]
-        if side.optimized_docs:
-            out = [t.with_doc(self.docs[t.name]) if t.name in self.docs else t for t in out]
-        return out
+    def library(self, originals: Mapping[str, Tool]) -> dict[str, Tool]:
+        """``originals`` by name, as this side shows them."""
+        return {t.name: t for t in self.tools_for(list(originals.values()))}
 
-    def demos_for(self, tools: Sequence[Tool], side: Side) -> list[Demo]:
-        if not side.demos or self.k <= 0:
-            return []
-        out: list[Demo] = []
-        for tool in tools:
-            out.extend(list(self.demos.get(tool.name, ()))[: self.k])
-        return out
+    def demos_of(self, name: str) -> list[Demo]:
+        demos = list(self.demos.get(name, ()))
+        return demos if self.k is None else demos[: max(self.k, 0)]
+
+    def demos_for(self, tools: Sequence[Tool]) -> list[Demo]:
+        return [d for t in tools for d in self.demos_of(t.name)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the side gives (part of a fingerprint)."""
+        return {"name": self.name, "k": self.k, "drop_param_desc": self.drop_param_desc,
+                "seed": self.seed, "docs": {n: d.to_dict() for n, d in self.docs.items()},
+                "tools": {n: t.to_dict() for n, t in self.tools.items()},
+                "demos": {n: [d.to_dict() for d in self.demos_of(n)] for n in self.demos}}
+
+
+def run_side(name: str, run: Any, *, docs: bool = True, demos: bool = True,
+             k: int | None = None, drop_param_desc: float = 0.0, seed: int = 0) -> PromptSide:
+    """A side with a finished run's optimized docs and/or demos."""
+    return PromptSide(name,
+                      {n: r.doc for n, r in run.tools.items()} if docs else {},
+                      {n: tuple(r.demos) for n, r in run.tools.items()} if demos else {},
+                      k, drop_param_desc=drop_param_desc, seed=seed)
+
+
+def side_for(variant: str, run: Any = None, k: int = 5, drop_param_desc: float = 0.0,
+             seed: int = 0, oracle: Sequence[Tool] = ()) -> PromptSide:
+    """The side an evaluation variant names: ``baseline`` (the original docs), ``full`` (the
+    run's docs and demos), ``desc-only``, ``demo-only``, or ``oracle`` (the correct docs of
+    ``oracle``, a tools file)."""
+    uses = {"baseline": (False, False), "full": (True, True), "desc-only": (True, False),
+            "demo-only": (False, True), ORACLE: (False, False)}
+    if variant not in uses:
+        raise UserError(f"unknown variant {variant!r} (one of {', '.join(VARIANTS)})")
+    if variant == ORACLE:
+        return PromptSide(ORACLE, {t.name: t.doc for t in oracle}, k=k,
+                          drop_param_desc=drop_param_desc, seed=seed)
+    docs, demos = uses[variant]
+    if run is None:
+        return PromptSide(variant, k=k, drop_param_desc=drop_param_desc, seed=seed)
+    return run_side(variant, run, docs=docs, demos=demos, k=k, drop_param_desc=drop_param_desc,
+                    seed=seed)
+
+
+def sides_for(variant: str, run: Any = None, k: int = 5, drop_param_desc: float = 0.0,
+              seed: int = 0, oracle: Sequence[Tool] = ()) -> list[PromptSide]:
+    """Baseline always; the optimized variant when a run's prompts are given; the oracle docs
+    last when they are given."""
+    sides = [side_for("baseline", None, k, drop_param_desc, seed)]
+    if run is not None and variant != "baseline":
+        sides.append(side_for(variant, run, k, drop_param_desc, seed, oracle))
+    if oracle:
+        sides.append(side_for(ORACLE, None, k, drop_param_desc, seed, oracle))
+    return sides

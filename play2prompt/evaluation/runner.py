@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSource, Side, Skipped
+from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSide, Skipped
 from play2prompt.jsonutil import derive_seed, stable_hash, to_jsonable
 from play2prompt.lm._base import ChatRequest, Choice
 from play2prompt.method.task_prompt import TaskPrompter
@@ -38,7 +38,7 @@ class EvalSettings:
 
 @dataclass
 class SideResult:
-    side: Side
+    side: PromptSide
     records: list[dict[str, Any]]
     wall_s: float = 0.0
     resumed: int = 0           # records reused from the store
@@ -70,15 +70,13 @@ class EvalResult:
 
 
 class Evaluator:
-    """Runs items for one suite; holds the LM, store, prompts and execution context."""
+    """Runs items for one suite; holds the LM, store, settings and execution context."""
 
-    def __init__(self, suite: EvalSuite, lm: Any, store: RunStore, prompts: PromptSource,
-                 settings: EvalSettings, ctx: ExecContext, reporter: Reporter | None = None
-                 ) -> None:
+    def __init__(self, suite: EvalSuite, lm: Any, store: RunStore, settings: EvalSettings,
+                 ctx: ExecContext, reporter: Reporter | None = None) -> None:
         self.suite = suite
         self.lm = lm
         self.store = store
-        self.prompts = prompts
         self.settings = settings
         self.ctx = ctx
         self.prompter = TaskPrompter(mode=settings.mode)
@@ -101,24 +99,24 @@ class Evaluator:
         return [o.output for o in observations]
 
     # -- one item --------------------------------------------------------------------------
-    def request(self, item: EvalItem, side: Side) -> ChatRequest:
+    def request(self, item: EvalItem, side: PromptSide) -> ChatRequest:
         originals = self.suite.item_tools(item)
-        tools = self.prompts.tools_for(originals, side)
-        demos = self.prompts.demos_for(originals, side)
+        tools = side.tools_for(originals)
+        demos = side.demos_for(originals)
         return self.prompter.request(
             tools, item.query, demos, seed=derive_seed(self.settings.seed, item.id),
             temperature=self.settings.temperature, parallel=item.parallel,
             max_tokens=self.settings.max_tokens)
 
-    async def run_item(self, item: EvalItem, side: Side, expected: list[Any]
+    async def run_item(self, item: EvalItem, side: PromptSide, expected: list[Any]
                        ) -> tuple[dict[str, Any], bool]:
         """The item's record and whether it came from the store."""
         eval_id = f"{self.suite.name}:{side.name}"
         request = self.request(item, side)
         fingerprint = stable_hash(self.lm.model_id, request.key_payload(), item.fingerprint(),
                                   to_jsonable(expected), self.suite.require_exec)
-        stored = self.store.get_eval_item(eval_id, item.id)
-        if stored is not None and stored.get("fingerprint") == fingerprint:
+        stored = self.store.get_eval_item(eval_id, item.id, fingerprint)
+        if stored is not None:
             return stored, True
         start = time.perf_counter()
         response = await self.lm.tagged(f"eval:{side.name}").chat(request)
@@ -154,7 +152,7 @@ class Evaluator:
         self.store.put_eval_item(eval_id, item.id, record)
         return record, False
 
-    async def run_side(self, side: Side, items: Sequence[EvalItem],
+    async def run_side(self, side: PromptSide, items: Sequence[EvalItem],
                        expected: Mapping[str, list[Any]]) -> SideResult:
         start = time.perf_counter()
         label = f"eval {side.name}"
@@ -178,7 +176,7 @@ class Evaluator:
         return SideResult(side, records, time.perf_counter() - start,
                           sum(1 for _, reused in done if reused))
 
-    async def run(self, sides: Sequence[Side]) -> EvalResult:
+    async def run(self, sides: Sequence[PromptSide]) -> EvalResult:
         gold = await asyncio.gather(*(self.expected(i) for i in self.suite.items))
         skipped = list(self.suite.skipped)
         expected: dict[str, list[Any]] = {}

@@ -1,10 +1,18 @@
-"""The library entry point: :func:`run_evaluation` evaluates a suite baseline vs optimized.
+"""One evaluation session for every benchmark, and the library entry point for suites.
 
-The evaluation's folder (``runs/eval-<suite>-<hash>/`` unless ``out_dir`` is given) holds its
-run store (``run.db``: every LLM call, every tool execution, every item's record) and its
-outputs. The hash covers everything that changes an item's answer (task model, mode,
-temperature, seed, prompts, variant, demos, dropout), so running the same command again resumes
-a killed evaluation and a larger ``limit`` reuses the items already done.
+:class:`EvalSession` is the frame every evaluation runs in (a suite of single-turn items,
+Spider's backup-plan episodes, StableToolBench's ReAct queries): its run store, in a folder
+created, named or resumed, with the evaluation's metadata and status; one model pool logging
+to it (a model named twice is built once); the execution contexts it hands out. Items already
+done are read back from its store instead of redone (``RunStore.get_eval_item`` with the
+fingerprint of what produced the record).
+
+:func:`run_evaluation` evaluates a suite baseline vs optimized. The evaluation's folder
+(``runs/eval-<suite>-<hash>/`` unless ``out_dir`` is given) holds its run store (``run.db``:
+every LLM call, every tool execution, every item's record) and its outputs. The hash covers
+everything that changes an item's answer (task model, mode, temperature, seed, prompts,
+variant, demos, dropout), so running the same command again resumes a killed evaluation and a
+larger ``limit`` reuses the items already done.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError
-from play2prompt.evaluation.items import EvalSuite, PromptSource, sides_for
+from play2prompt.evaluation.items import EvalSuite, sides_for
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.jsonutil import stable_hash
 from play2prompt.lm._base import LM
@@ -24,9 +32,76 @@ from play2prompt.lm.registry import LMPool
 from play2prompt.progress import Reporter
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
-from play2prompt.store.runs import default_runs_dir
+from play2prompt.store.runs import create_run, default_runs_dir, open_run
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
+
+
+class EvalSession:
+    """The store, models, execution contexts and stored items of one evaluation (see the
+    module docstring). A context manager: the status is ``done`` after a clean exit,
+    ``failed`` after an exception, and everything is closed."""
+
+    def __init__(self, store: RunStore, max_concurrency: int | None = None) -> None:
+        self.store = store
+        self.pool = LMPool(log=store, **({"max_concurrency": max_concurrency}
+                                         if max_concurrency else {}))
+        self._contexts: list[ExecContext] = []
+
+    @classmethod
+    def at(cls, folder: Path, db_name: str = DB_NAME, **options: Any) -> EvalSession:
+        """The evaluation in ``folder`` (created, or resumed when it exists)."""
+        store = RunStore(Path(folder) / db_name)
+        if store.get_meta(Meta.CREATED) is None:
+            import datetime as _dt
+
+            store.set_meta(Meta.RUN_ID, Path(folder).name)
+            store.set_meta(Meta.CREATED, _dt.datetime.now().isoformat(timespec="seconds"))
+        return cls(store, **options)
+
+    @classmethod
+    def open(cls, runs_dir: Path | None, label: str, *, resume: str | None = None,
+             run_id: str | None = None, **options: Any) -> EvalSession:
+        """A new run folder under ``runs_dir`` (``resume``: an existing one, by id or path)."""
+        store = open_run(resume, runs_dir) if resume else create_run(runs_dir, label, run_id)
+        return cls(store, **options)
+
+    @property
+    def run_dir(self) -> Path:
+        return self.store.run_dir
+
+    def start(self, config: dict[str, Any], key: str = Meta.CONFIG) -> None:
+        """Record what is evaluated (under ``key``) and that it runs."""
+        self.store.set_meta(Meta.KIND, EVAL_KIND)
+        self.store.set_meta(key, config)
+        self.store.set_meta(Meta.STATUS, Status.RUNNING)
+
+    def model(self, spec: str | LM) -> LM:
+        """The model named by ``spec`` (or this LM object), logging to the store."""
+        return self.pool.add(spec.model_id, spec) if isinstance(spec, LM) else self.pool.get(spec)
+
+    def context(self, base_dir: Path | None = None, lm: LM | None = None,
+                timeout: float = 10.0) -> ExecContext:
+        """An execution context logging to the store (closed with the session)."""
+        ctx = ExecContext(base_dir=base_dir or Path.cwd(), lm=lm, store=self.store,
+                          default_timeout=timeout)
+        self._contexts.append(ctx)
+        return ctx
+
+    def close(self) -> None:
+        for ctx in self._contexts:
+            ctx.close()
+        self.pool.close()
+        self.store.close()
+
+    def __enter__(self) -> EvalSession:
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.store.set_meta(Meta.STATUS, Status.DONE if exc is None else Status.FAILED)
+        finally:
+            self.close()
 
 
 @dataclass(frozen=True)
@@ -105,36 +180,20 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
     if out_dir is None:
         out_dir = Path(runs_dir or default_runs_dir()) / (
             f"eval-{suite.name}-{stable_hash(config, length=8)}")
-    store = RunStore(Path(out_dir) / DB_NAME)
-    if store.get_meta(Meta.CREATED) is None:
-        import datetime as _dt
-
-        store.set_meta(Meta.RUN_ID, Path(out_dir).name)
-        store.set_meta(Meta.CREATED, _dt.datetime.now().isoformat(timespec="seconds"))
-    store.set_meta(Meta.KIND, EVAL_KIND)
-    store.set_meta(Meta.CONFIG, config)
-    store.set_meta(Meta.STATUS, Status.RUNNING)
-    pool = LMPool(log=store, **({"max_concurrency": options.max_concurrency}
-                                if options.max_concurrency else {}))
-    task = pool.add(lm.model_id, lm) if lm is not None else pool.get(options.task_model)
-    ctx = ExecContext(base_dir=suite.base_dir or Path.cwd(), lm=task, store=store,
-                      default_timeout=options.tool_timeout)
-    sides = sides_for(options.variant, run is not None, bool(oracle))
-    prompts = PromptSource.from_run(run, options.demos, options.drop_param_desc, settings.seed,
-                                    oracle)
-    try:
-        evaluator = Evaluator(suite, task, store, prompts, settings, ctx, reporter)
+    sides = sides_for(options.variant, run, options.demos, options.drop_param_desc,
+                      settings.seed, oracle)
+    with EvalSession.at(Path(out_dir), max_concurrency=options.max_concurrency) as session:
+        session.start(config)
+        task = session.model(lm if lm is not None else options.task_model)
+        ctx = session.context(suite.base_dir, task, options.tool_timeout)
+        evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         result = asyncio.run(evaluator.run(sides))
         result.config = config
         summary = summary_for_store(result)
         for side in result.sides:
-            store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config, summary)
+            session.store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config,
+                                   summary)
         write_outputs(result, Path(out_dir), suite.notes)
-        store.set_meta(Meta.STATUS, Status.DONE)
-    finally:
-        ctx.close()
-        pool.close()
-        store.close()
     return result, Path(out_dir)
 
 
@@ -163,12 +222,12 @@ class SuiteRequest:
     def check(self) -> None:
         """One clear line for a bad option."""
         from play2prompt.errors import UserError
-        from play2prompt.evaluation.items import make_side
+        from play2prompt.evaluation.items import side_for
         from play2prompt.method.task_prompt import MODES
 
         if self.mode not in MODES:
             raise UserError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        make_side(self.variant)
+        side_for(self.variant)
         if not 0.0 <= self.drop_param_desc <= 1.0:
             raise UserError("--drop-param-desc must be in [0, 1]")
         if self.demos < 0:

@@ -319,10 +319,17 @@ class RunStore:
         self._exec("INSERT OR REPLACE INTO eval_items VALUES (?,?,?)",
                    (eval_id, item_id, json.dumps(record, default=str)))
 
-    def get_eval_item(self, eval_id: str, item_id: str) -> dict[str, Any] | None:
+    def get_eval_item(self, eval_id: str, item_id: str,
+                      fingerprint: str | None = None) -> dict[str, Any] | None:
+        """An item's record; with ``fingerprint``, only a record made the same way (its
+        ``fingerprint`` field equal), so a changed setting redoes the item."""
         rows = self._query("SELECT record FROM eval_items WHERE eval_id = ? AND item_id = ?",
                            (eval_id, item_id))
-        return json.loads(rows[0][0]) if rows else None
+        record = json.loads(rows[0][0]) if rows else None
+        if record is not None and fingerprint is not None and \
+                record.get("fingerprint") != fingerprint:
+            return None
+        return record
 
     def evals(self) -> list[dict[str, Any]]:
         rows = self._query("SELECT * FROM evals ORDER BY created")

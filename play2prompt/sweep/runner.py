@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from play2prompt.evaluation.runner import EvalSettings
+from play2prompt.evaluation.session import EvalSession
 from play2prompt.lm._base import LM
-from play2prompt.lm.registry import LMPool
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta
@@ -34,7 +34,6 @@ from play2prompt.sweep.tables import (
 )
 from play2prompt.sweep.target import SweepTarget
 from play2prompt.sweep.trial import ModelSpec, SweepContext
-from play2prompt.tools.executors._base import ExecContext
 
 SWEEPS_FOLDER = "sweeps"
 
@@ -65,26 +64,20 @@ def run_sweep(spec: SweepSpec, target: SweepTarget, *, generator: ModelSpec = "e
     sweep_dir = sweep_folder(spec.name, runs_dir)
     sweep_dir.mkdir(parents=True, exist_ok=True)
     study = open_study(spec, sweep_dir)
-    eval_store = RunStore(sweep_dir / "eval.db")
-    eval_store.set_meta(Meta.RUN_ID, f"sweep-{spec.name}-eval")
-    eval_store.set_meta(Meta.KIND, EVAL_KIND)
-    pool = LMPool(log=eval_store, **({"max_concurrency": max_concurrency}
-                                     if max_concurrency else {}))
+    session = EvalSession(RunStore(sweep_dir / "eval.db"), max_concurrency)
+    session.store.set_meta(Meta.RUN_ID, f"sweep-{spec.name}-eval")
+    session.store.set_meta(Meta.KIND, EVAL_KIND)
     task = task_model if task_model is not None else generator
-    eval_lm = (pool.add(task.model_id, _detached(task)) if isinstance(task, LM)
-               else pool.get(task or "embedded"))
-    eval_ctx = ExecContext(base_dir=target.suite.base_dir or Path.cwd(), lm=eval_lm,
-                           store=eval_store)
+    eval_lm = session.model(_detached(task) if isinstance(task, LM) else task or "embedded")
+    eval_ctx = session.context(target.suite.base_dir, eval_lm)
     ctx = SweepContext(spec.name, target, runs_dir, sweep_dir, generator, task_model, eval_lm,
-                       eval_store, eval_ctx, settings or EvalSettings(), doc_generator,
+                       session.store, eval_ctx, settings or EvalSettings(), doc_generator,
                        reporter or NullReporter())
     _write_spec(spec, target, sweep_dir, ctx)
     try:
         state = run_loop(spec, study, ctx, log)
     finally:
-        eval_ctx.close()
-        pool.close()
-        eval_store.close()
+        session.close()
     return finish(spec, study, target, sweep_dir, state)
 
 

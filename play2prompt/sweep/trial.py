@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from play2prompt.evaluation.items import PromptSource, make_side
+from play2prompt.evaluation.items import PromptSide, side_for
 from play2prompt.evaluation.report import accuracy_table, summary_for_store, write_outputs
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator, SideResult
 from play2prompt.jsonutil import stable_hash
@@ -114,13 +114,13 @@ def _logged(run_dir: Path) -> dict[str, Any]:
         store.close()
 
 
-def _eval_side(ctx: SweepContext, key: str, side_name: str, prompts: PromptSource,
+def _eval_side(ctx: SweepContext, key: str, side: PromptSide,
                settings: EvalSettings) -> tuple[SideResult, list[Any]]:
     suite = suite_named(ctx.target.suite, key)
     ctx.eval_lm.with_log(ctx.eval_store)  # an LM object shared with the optimization
-    evaluator = Evaluator(suite, ctx.eval_lm, ctx.eval_store, prompts, settings, ctx.eval_ctx,
+    evaluator = Evaluator(suite, ctx.eval_lm, ctx.eval_store, settings, ctx.eval_ctx,
                           ctx.reporter)
-    result = asyncio.run(evaluator.run([make_side(side_name)]))
+    result = asyncio.run(evaluator.run([side]))
     return result.sides[0], result.skipped
 
 
@@ -133,10 +133,10 @@ def evaluate(plan: TrialPlan, run: RunResult, ctx: SweepContext) -> tuple[EvalRe
     base_key = stable_hash("baseline", model, setting, plan.drop, plan.seed, length=10)
     var_key = stable_hash(run.run_id, plan.variant.side, plan.demos, plan.drop, plan.seed,
                           model, setting, length=10)
-    base_prompts = PromptSource.from_run(None, plan.demos, plan.drop, plan.seed)
-    prompts = PromptSource.from_run(run, plan.demos, plan.drop, plan.seed)
-    baseline, skipped = _eval_side(ctx, base_key, "baseline", base_prompts, settings)
-    variant, _ = _eval_side(ctx, var_key, plan.variant.side, prompts, settings)
+    base_side = side_for("baseline", None, plan.demos, plan.drop, plan.seed)
+    var_side = side_for(plan.variant.side, run, plan.demos, plan.drop, plan.seed)
+    baseline, skipped = _eval_side(ctx, base_key, base_side, settings)
+    variant, _ = _eval_side(ctx, var_key, var_side, settings)
     result = EvalResult(ctx.target.suite, [baseline, variant], skipped)
     result.config = {"suite": ctx.target.suite.name, "task_model": model,
                      "mode": settings.mode, "temperature": settings.temperature,

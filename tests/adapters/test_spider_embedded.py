@@ -5,9 +5,10 @@ import asyncio
 import pytest
 
 from play2prompt.adapters.spider.build import build_spider
-from play2prompt.adapters.spider.evaluate import EvalConfig, Variant, run_item
+from play2prompt.adapters.spider.evaluate import EvalConfig, run_item
 from play2prompt.adapters.spider.problems import read_problems
 from play2prompt.adapters.spider.retrieval import ToolIndex
+from play2prompt.evaluation.items import PromptSide
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
@@ -29,7 +30,7 @@ def test_embedded_model_runs_a_fault_episode(tmp_path):
     assert not lm.supports_tools
     rt = ToolRuntime(tools, ExecContext(base_dir=tmp_path / "out"))
     try:
-        result = asyncio.run(run_item(lm, problem, Variant("original", library), "fault",
+        result = asyncio.run(run_item(lm, problem, PromptSide("original"), library, "fault",
                                       EvalConfig(max_turns=2, distractors=0), rt,
                                       ToolIndex(tools), MetaPrompts()))
     finally:

@@ -6,12 +6,13 @@ import pytest
 
 from play2prompt.adapters.spider.build import build_spider
 from play2prompt.adapters.spider.env import FaultInjector, SpiderEnv, unavailable_message
-from play2prompt.adapters.spider.evaluate import EvalConfig, Variant, evaluate
+from play2prompt.adapters.spider.evaluate import EvalConfig, evaluate
 from play2prompt.adapters.spider.problems import read_problems
 from play2prompt.adapters.spider.report import summarize
 from play2prompt.adapters.spider.retrieval import ToolIndex
 from play2prompt.adapters.spider.scoring import answer_matches
 from play2prompt.cli import main
+from play2prompt.evaluation.items import PromptSide
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.store.db import RunStore
 from play2prompt.tools.executors._base import ExecContext
@@ -130,7 +131,7 @@ def test_evaluation_runs_faults_and_reports_the_drop(world, tmp_path):
     lm = FakeLM(default=script)
     store = RunStore(tmp_path / "run" / "run.db")
     cfg = EvalConfig(settings=("none", "fault", "giveup"), distractors=2)
-    results = asyncio.run(evaluate(lm, [problem], [Variant("original", library)], cfg, rt,
+    results = asyncio.run(evaluate(lm, [problem], [PromptSide("original")], library, cfg, rt,
                                    store=store))
     by = {r.setting: r for r in results}
     assert by["none"].correct and by["none"].turns == 2
@@ -141,7 +142,7 @@ def test_evaluation_runs_faults_and_reports_the_drop(world, tmp_path):
     assert rows["giveup"]["relative_drop"] == 1.0 and rows["giveup"]["give_up_rate"] == 1.0
     # stored episodes are read back, not rerun
     calls = len(lm.requests)
-    again = asyncio.run(evaluate(lm, [problem], [Variant("original", library)], cfg, rt,
+    again = asyncio.run(evaluate(lm, [problem], [PromptSide("original")], library, cfg, rt,
                                  store=store))
     assert len(lm.requests) == calls and [r.correct for r in again] == [True, True, False]
     store.close()

@@ -6,16 +6,12 @@ import json
 
 import pytest
 
-from play2prompt.adapters.stabletoolbench.evaluate import (
-    Condition,
-    Models,
-    Settings,
-    evaluate,
-)
+from play2prompt.adapters.stabletoolbench.evaluate import Models, Settings, evaluate
 from play2prompt.adapters.stabletoolbench.judge import average, judge, pass_rate, precheck
 from play2prompt.agent.react import react_step as Step
 from play2prompt.agent.react import react_trajectory as Trajectory
 from play2prompt.cli import main
+from play2prompt.evaluation.items import PromptSide
 from play2prompt.lm.fake import FakeLM, prompt_text
 from play2prompt.store.db import RunStore
 from play2prompt.tools.model import ToolDoc
@@ -106,8 +102,8 @@ def test_end_to_end_eval_of_three_queries(tmp_path):
                      simulated={"Players": [{"name": "Lionel Messi"}]})
     store = RunStore(tmp_path / "run.db")
     doc = ToolDoc("Search Transfermarkt by a player's name.", {"name": "a player name"})
-    conds = [Condition("baseline"),
-             Condition("play2prompt", {"transfermarkt_search_for_theclique": doc})]
+    conds = [PromptSide("baseline"),
+             PromptSide("play2prompt", {"transfermarkt_search_for_theclique": doc})]
     report = asyncio.run(evaluate(queries, conds, Models(lm, lm, lm), source, store,
                                   Settings(max_steps=3, evaluate_times=2)))
     base = report.rates["baseline"]
@@ -160,3 +156,23 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "no query file for subset 'G9_nothing'" in capsys.readouterr().err
     assert main(["eval", "stabletoolbench", "--stb-dir", str(tmp_path / "missing")]) == 2
     assert main(["eval", "stabletoolbench", "--no-baseline", "-o", str(tmp_path / "p")]) == 2
+
+
+def test_a_rerun_reads_the_stored_queries_back(tmp_path):
+    source = slice_source()
+    queries = slice_queries()[:2]
+    store = RunStore(tmp_path / "run.db")
+    settings = Settings(max_steps=3, evaluate_times=1)
+    lm = scripted_lm(_agent_by_query, simulated={"Players": [{"name": "Lionel Messi"}]})
+    first = asyncio.run(evaluate(queries, [PromptSide("baseline")], Models(lm, lm, lm), source,
+                                 store, settings))
+    asked = len(lm.requests)
+    again = asyncio.run(evaluate(queries, [PromptSide("baseline")], Models(lm, lm, lm), source,
+                                 store, settings))
+    assert len(lm.requests) == asked  # nothing redone, not even from the call log
+    assert [r.to_dict() for r in again.results] == [r.to_dict() for r in first.results]
+    assert again.rates["baseline"]["Average"] == first.rates["baseline"]["Average"]
+    other = asyncio.run(evaluate(queries, [PromptSide("baseline")], Models(lm, lm, lm), source,
+                                 store, Settings(max_steps=2, evaluate_times=1)))
+    assert len(lm.requests) > asked and other.results[0].trajectory["steps"]
+    store.close()

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from play2prompt.errors import LMError
-from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSource, make_side
+from play2prompt.evaluation.items import EvalItem, EvalSuite, side_for
 from play2prompt.evaluation.report import accuracy_table, cost_table
 from play2prompt.evaluation.runner import EvalSettings, Evaluator
 from play2prompt.evaluation.session import EvalOptions, run_evaluation
@@ -72,11 +72,10 @@ def test_sides_build_the_right_prompts(tmp_path, example_tools, store, exec_ctx)
     run = make_run(tmp_path, example_tools)
     suite = make_suite(example_tools)
     item = suite.items[0]
-    prompts = PromptSource.from_run(run, k=5)
-    ev = Evaluator(suite, FakeLM(), store, prompts, EvalSettings(), exec_ctx)
+    ev = Evaluator(suite, FakeLM(), store, EvalSettings(), exec_ctx)
 
     def seen(variant):
-        request = ev.request(item, make_side(variant))
+        request = ev.request(item, side_for(variant, run, k=5))
         loan = next(t for t in request.tools if t["function"]["name"] == "loan_payment")
         return loan["function"]["description"], prompt_text(request)
 
@@ -88,26 +87,28 @@ def test_sides_build_the_right_prompts(tmp_path, example_tools, store, exec_ctx)
     assert desc_doc == OPT_DOC.description and DEMO.query not in desc_text
     demo_doc, demo_text = seen("demo-only")
     assert demo_doc == "Loan calculator." and DEMO.query in demo_text
-    assert ev.request(suite.items[2], make_side("full")).parallel_tool_calls
-    assert PromptSource.from_run(run, k=0).demos_for(suite.item_tools(item),
-                                                     make_side("full")) == []
+    assert ev.request(suite.items[2], side_for("full", run)).parallel_tool_calls
+    assert side_for("full", run, k=0).demos_for(suite.item_tools(item)) == []
     with pytest.raises(Exception, match="unknown variant"):
-        make_side("best")
+        side_for("best")
 
 
 def test_param_description_dropout_applies_to_both_sides(tmp_path, example_tools, store,
                                                          exec_ctx):
     run = make_run(tmp_path, example_tools)
     suite = make_suite(example_tools)
-    prompts = PromptSource.from_run(run, k=5, drop_param_desc=1.0, seed=3)
-    ev = Evaluator(suite, FakeLM(), store, prompts, EvalSettings(), exec_ctx)
-    base = ev.request(suite.items[1], make_side("baseline"))
+    ev = Evaluator(suite, FakeLM(), store, EvalSettings(), exec_ctx)
+
+    def side(variant):
+        return side_for(variant, run, k=5, drop_param_desc=1.0, seed=3)
+
+    base = ev.request(suite.items[1], side("baseline"))
     bmi = base.tools[1]["function"]["parameters"]["properties"]
     assert bmi["weight"]["description"] == "" and bmi["height"]["description"] == ""
-    demo_only = ev.request(suite.items[0], make_side("demo-only"))
+    demo_only = ev.request(suite.items[0], side("demo-only"))
     loan = demo_only.tools[0]["function"]["parameters"]["properties"]
     assert loan["principal"]["description"] == ""
-    full = ev.request(suite.items[0], make_side("full"))
+    full = ev.request(suite.items[0], side("full"))
     assert full.tools[0]["function"]["parameters"]["properties"]["principal"][
         "description"] == "amount borrowed"  # the optimized doc replaces the dropped one
 

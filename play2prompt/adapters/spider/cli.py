@@ -12,7 +12,7 @@ import typer
 from play2prompt.benchmarks import Line, Output, Table
 from play2prompt.errors import UserError
 from play2prompt.progress import progress_bars
-from play2prompt.store.meta import Meta, Status
+from play2prompt.store.meta import Meta
 
 
 def data_command(
@@ -94,10 +94,8 @@ def eval_command(
     """Backup-plan evaluation on Spider tools: accuracy without and with faults."""
     from play2prompt.adapters.spider.evaluate import EVAL_NAME, EvalConfig, evaluate
     from play2prompt.adapters.spider.report import summarize, table_rows, write_outputs
-    from play2prompt.lm.registry import make_lm
+    from play2prompt.evaluation.session import EvalSession
     from play2prompt.metaprompts import MetaPrompts
-    from play2prompt.store.runs import create_run, open_run
-    from play2prompt.tools.executors._base import ExecContext
     from play2prompt.tools.runtime import ToolRuntime
 
     cfg = EvalConfig(world=world, distractors=distractors,
@@ -106,32 +104,27 @@ def eval_command(
                      all_problems=all_problems, concurrency=concurrency)
     if mode not in ("function-calling", "prompting"):
         raise UserError(f"--mode must be function-calling or prompting, got {mode!r}")
-    tools, chosen, variants, lines = _load_inputs(data, cfg, prompts, demos, runs_dir,
-                                                  only_optimized)
-    store = open_run(resume, runs_dir) if resume else create_run(runs_dir, "spider-eval",
-                                                                  run_id)
+    tools, chosen, sides, lines = _load_inputs(data, cfg, prompts, demos, runs_dir,
+                                               only_optimized)
     config = {**cfg.to_dict(), "data": str(data.resolve()), "task_model": task_model,
               "prompts": prompts, "demos": demos}
-    store.set_meta(Meta.EVAL_CONFIG, config)
-    store.set_meta(Meta.STATUS, Status.RUNNING)
-    lm = make_lm(task_model, log=store)
-    runtime = ToolRuntime(tools, ExecContext(base_dir=data.resolve(), store=store), store)
-    try:
-        with progress_bars(not quiet) as prog:
-            total = len(chosen) * len(cfg.settings) * len(variants)
-            task = prog.add_task("episodes", total=total) if prog is not None else None
-            results = asyncio.run(evaluate(
-                lm, chosen, variants, cfg, runtime, store=store,
-                prompts=MetaPrompts(metaprompts),
-                on_item=lambda _r: prog.advance(task) if prog is not None else None))
-    finally:
-        runtime.close()
-        lm.close()
-    rows = summarize(results, bootstrap, seed)
-    store.put_eval(EVAL_NAME, EVAL_NAME, config, {"rows": rows})
-    store.set_meta(Meta.STATUS, Status.DONE)
-    paths = write_outputs(out or store.run_dir, rows, results, config)
-    store.close()
+    with EvalSession.open(runs_dir, "spider-eval", resume=resume, run_id=run_id) as session:
+        session.start(config, key=Meta.EVAL_CONFIG)
+        lm = session.model(task_model)
+        runtime = ToolRuntime(tools, session.context(data.resolve()), session.store)
+        try:
+            with progress_bars(not quiet) as prog:
+                total = len(chosen) * len(cfg.settings) * len(sides)
+                task = prog.add_task("episodes", total=total) if prog is not None else None
+                results = asyncio.run(evaluate(
+                    lm, chosen, sides, {t.name: t for t in tools}, cfg, runtime,
+                    store=session.store, prompts=MetaPrompts(metaprompts),
+                    on_item=lambda _r: prog.advance(task) if prog is not None else None))
+        finally:
+            runtime.close()
+        rows = summarize(results, bootstrap, seed)
+        session.store.put_eval(EVAL_NAME, EVAL_NAME, config, {"rows": rows})
+    paths = write_outputs(out or session.run_dir, rows, results, config)
     columns, body = table_rows(rows)
     return [*lines, Table.of(f"spider backup-plan eval ({cfg.world} world, {task_model})",
                              columns, body),
@@ -141,8 +134,9 @@ def eval_command(
 def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir: Path,
                  only_optimized: bool = False
                  ) -> tuple[list[Any], list[Any], list[Any], list[Line]]:
-    from play2prompt.adapters.spider.evaluate import Variant, select_problems
+    from play2prompt.adapters.spider.evaluate import select_problems
     from play2prompt.adapters.spider.problems import PROBLEMS_FILE, TOOLS_FILE, read_problems
+    from play2prompt.evaluation.items import PromptSide
     from play2prompt.tools.loading import load_tools
 
     if not (data / TOOLS_FILE).is_file():
@@ -155,23 +149,22 @@ def _load_inputs(data: Path, cfg: Any, prompts: Optional[str], k: int, runs_dir:
     if missing:
         raise UserError(f"{data / PROBLEMS_FILE} uses functions missing from {TOOLS_FILE}: "
                         + ", ".join(missing[:5]))
-    variants = [Variant("original", library)]
+    sides = [PromptSide("original")]
     if not prompts:
         if only_optimized:
             raise UserError("--only-optimized needs --prompts RUN")
-        return tools, select_problems(problems, cfg), variants, []
+        return tools, select_problems(problems, cfg), sides, []
     from play2prompt.results import load_run_result
 
     run = load_run_result(prompts, runs_dir)
     known = [n for n in run.tools if n in library]
     if not known:
         raise UserError(f"run {run.run_id!r} optimized none of the tools in {data}")
-    optimized = {n: run.tools[n].optimized if n in run.tools else t
-                 for n, t in library.items()}
-    demos = {n: run.demos(n, k) for n in known}
-    variants.append(Variant("optimized", optimized, demos))
+    optimized = {n: run.tools[n].optimized for n in library if n in run.tools}
+    sides.append(PromptSide("optimized", tools=optimized,
+                            demos={n: run.demos(n, k) for n in known}))
     if only_optimized:
         problems = [p for p in problems if p.solution_functions <= set(known)]
     note = Line(f"optimized docs and demos from run {run.run_id}: {len(known)} of "
                 f"{len(library)} tools")
-    return tools, select_problems(problems, cfg), variants, [note]
+    return tools, select_problems(problems, cfg), sides, [note]

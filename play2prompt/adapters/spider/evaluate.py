@@ -20,9 +20,9 @@ from play2prompt.adapters.spider.retrieval import ToolIndex
 from play2prompt.adapters.spider.scoring import answer_matches
 from play2prompt.agent import AgentConfig, run_agent
 from play2prompt.errors import UserError
+from play2prompt.evaluation.items import PromptSide
 from play2prompt.jsonutil import derive_seed
 from play2prompt.metaprompts import MetaPrompts
-from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Tool
 
 EVAL_NAME = "spider"
@@ -58,15 +58,6 @@ class EvalConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
-
-@dataclass(frozen=True)
-class Variant:
-    """A set of prompts: the tools' docs and the demonstrations per tool."""
-
-    name: str
-    tools: Mapping[str, Tool]
-    demos: Mapping[str, Sequence[Demo]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,12 +120,15 @@ def system_text(prompts: MetaPrompts, problem: Problem, env: SpiderEnv, cfg: Eva
     return messages[0]["content"], messages[-1]["content"]
 
 
-async def run_item(lm: Any, problem: Problem, variant: Variant, setting: str, cfg: EvalConfig,
-                   runtime: Any, index: ToolIndex, prompts: MetaPrompts) -> ItemResult:
+async def run_item(lm: Any, problem: Problem, side: PromptSide, library: Mapping[str, Tool],
+                   setting: str, cfg: EvalConfig, runtime: Any, index: ToolIndex,
+                   prompts: MetaPrompts) -> ItemResult:
+    """One episode: ``side`` decides the docs and demos of the ``library``'s tools."""
     distractors = (pick_distractors(index, problem, cfg.distractors)
                    if cfg.world == "closed" else [])
-    env = SpiderEnv(problem, variant.tools, runtime, world=cfg.world, setting=setting,
-                    index=index, distractors=distractors, demos=variant.demos, seed=cfg.seed)
+    env = SpiderEnv(problem, side.library(library), runtime, world=cfg.world, setting=setting,
+                    index=index, distractors=distractors,
+                    demos={n: side.demos_of(n) for n in side.demos}, seed=cfg.seed)
     system, question = system_text(prompts, problem, env, cfg)
     agent_cfg = AgentConfig(max_turns=cfg.max_turns, mode=cfg.mode,
                             temperature=cfg.temperature,
@@ -142,34 +136,36 @@ async def run_item(lm: Any, problem: Problem, variant: Variant, setting: str, cf
     traj = await run_agent(lm, env, question, system=system, config=agent_cfg,
                            tag=f"spider:{problem.id}")
     correct = traj.answered and answer_matches(traj.answer, problem.gold)
-    return ItemResult(variant.name, setting, problem.id, correct, traj.stop, traj.turns,
+    return ItemResult(side.name, setting, problem.id, correct, traj.stop, traj.turns,
                       len(traj.tool_calls()), env.faults.injected, env.faults.fault_messages,
                       traj.answer, traj.to_dict())
 
 
-async def evaluate(lm: Any, problems: Sequence[Problem], variants: Sequence[Variant],
-                   cfg: EvalConfig, runtime: Any, *, store: Any = None,
+async def evaluate(lm: Any, problems: Sequence[Problem], sides: Sequence[PromptSide],
+                   library: Mapping[str, Tool], cfg: EvalConfig, runtime: Any, *,
+                   store: Any = None,
                    prompts: MetaPrompts | None = None,
                    on_item: Callable[[ItemResult], None] | None = None) -> list[ItemResult]:
-    """Every (variant, setting, problem) episode; stored ones are read back, not rerun."""
+    """Every (side, setting, problem) episode; stored ones are read back, not rerun (a side's
+    name is recorded as the item's ``variant``)."""
     prompts = prompts or MetaPrompts()
     sem = asyncio.Semaphore(max(1, cfg.concurrency))
-    indexes = {v.name: ToolIndex(list(v.tools.values())) for v in variants}
+    indexes = {s.name: ToolIndex(list(s.library(library).values())) for s in sides}
 
-    async def one(problem: Problem, variant: Variant, setting: str) -> ItemResult:
-        key = item_key(variant.name, setting, problem.id)
+    async def one(problem: Problem, side: PromptSide, setting: str) -> ItemResult:
+        key = item_key(side.name, setting, problem.id)
         stored = store.get_eval_item(EVAL_NAME, key) if store is not None else None
         if stored is not None:
             result = ItemResult.from_dict(stored)
         else:
             async with sem:
-                result = await run_item(lm, problem, variant, setting, cfg, runtime,
-                                        indexes[variant.name], prompts)
+                result = await run_item(lm, problem, side, library, setting, cfg, runtime,
+                                        indexes[side.name], prompts)
             if store is not None:
                 store.put_eval_item(EVAL_NAME, key, result.to_dict())
         if on_item is not None:
             on_item(result)
         return result
 
-    jobs = [one(p, v, s) for v in variants for s in cfg.settings for p in problems]
+    jobs = [one(p, v, s) for v in sides for s in cfg.settings for p in problems]
     return list(await asyncio.gather(*jobs))

@@ -1,10 +1,13 @@
 """The StableToolBench evaluation: ReAct on each query, the judge, the solvable pass rate.
 
-Conditions run one after the other on the same run store: ``baseline`` (the original docs) and,
-with an optimization run, ``play2prompt`` (its optimized docs and ``demos_per_tool`` demos per
-tool, 1 as in the paper). Both see the same simulated environment: a call simulated for one
-condition is served from the store's execution log for the other. Every LLM call goes to the
-store's call log, so rerunning into the same output folder replays for free and identically.
+The sides (:class:`~play2prompt.evaluation.items.PromptSide`, recorded as the ``condition``)
+run one after the other on the same run store: ``baseline`` (the original docs) and, with an
+optimization run, ``play2prompt`` (its optimized docs and ``demos_per_tool`` demos per tool, 1
+as in the paper). Both see the same simulated environment: a call simulated for one side is
+served from the store's execution log for the other. A query's record is stored with a
+fingerprint of what made it (models, settings, the side's prompts, the query and its tools);
+rerunning into the same output folder reads the records back instead of redoing them, and
+every LLM call is in the store's call log besides.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import csv
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,11 @@ from play2prompt.adapters.stabletoolbench.data import (
 )
 from play2prompt.adapters.stabletoolbench.judge import PassRate, average, judge, pass_rate
 from play2prompt.agent.react import ReactAgent
+from play2prompt.evaluation.items import PromptSide, run_side
+from play2prompt.jsonutil import stable_hash
 from play2prompt.metaprompts import MetaPrompts
-from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.executors._base import ExecContext
-from play2prompt.tools.model import Tool, ToolDoc
+from play2prompt.tools.model import Tool
 from play2prompt.tools.runtime import ToolRuntime
 
 TRAJECTORIES_FILE = "trajectories.jsonl"
@@ -37,23 +41,9 @@ RESULTS_CSV = "results.csv"
 RESULTS_JSON = "results.json"
 
 
-@dataclass(frozen=True)
-class Condition:
-    name: str
-    docs: Mapping[str, ToolDoc] = field(default_factory=dict)
-    demos: Mapping[str, Sequence[Demo]] = field(default_factory=dict)
-
-    def tools(self, tools: Sequence[Tool]) -> list[Tool]:
-        return [t.with_doc(self.docs[t.name]) if t.name in self.docs else t for t in tools]
-
-    def demos_for(self, tools: Sequence[Tool]) -> list[Demo]:
-        return [d for t in tools for d in self.demos.get(t.name, ())]
-
-
-def play2prompt_condition(run_result: Any, demos_per_tool: int = 1) -> Condition:
-    docs = {name: r.doc for name, r in run_result.tools.items()}
-    demos = {name: tuple(r.demos[:demos_per_tool]) for name, r in run_result.tools.items()}
-    return Condition("play2prompt", docs, demos)
+def play2prompt_side(run_result: Any, demos_per_tool: int = 1) -> PromptSide:
+    """The run's optimized docs and its first demos of each tool (the paper: 1)."""
+    return run_side("play2prompt", run_result, k=demos_per_tool)
 
 
 @dataclass(frozen=True)
@@ -88,6 +78,13 @@ class QueryResult:
     def scores(self) -> list[float]:
         return [float(j["score"]) for j in self.judgments]
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> QueryResult:
+        """Back from :meth:`to_dict` (a stored item)."""
+        own = ("condition", "subset", "scores", "judgments", "fingerprint")
+        return cls(d["condition"], d["subset"], d["query_id"],
+                   {k: v for k, v in d.items() if k not in own}, list(d["judgments"]))
+
     def to_dict(self) -> dict[str, Any]:
         return {"condition": self.condition, "subset": self.subset, "query_id": self.query_id,
                 "scores": self.scores, "judgments": self.judgments, **self.trajectory}
@@ -105,16 +102,16 @@ class EvalReport:
                 "llm_calls": self.calls}
 
 
-async def run_query(agent: ReactAgent, judge_lm: Any, cond: Condition, query: Query,
+async def run_query(agent: ReactAgent, judge_lm: Any, side: PromptSide, query: Query,
                     tools: Sequence[Tool], settings: Settings) -> QueryResult:
-    traj = await agent.run(query.query_id, query.query, cond.tools(tools),
-                           cond.demos_for(tools), seed=settings.seed)
+    traj = await agent.run(query.query_id, query.query, side.tools_for(tools),
+                           side.demos_for(tools), seed=settings.seed)
     verdicts = await asyncio.gather(*(judge(judge_lm, traj, seed=settings.seed + k,
                                             prompts=agent.prompts,
                                             temperature=settings.judge_temperature,
                                             code_checks=settings.code_checks)
                                       for k in range(settings.evaluate_times)))
-    return QueryResult(cond.name, query.subset, query.query_id, traj.to_dict(),
+    return QueryResult(side.name, query.subset, query.query_id, traj.to_dict(),
                        [v.to_dict() for v in verdicts])
 
 
@@ -144,9 +141,20 @@ def _delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
                         for r in sorted(roles)}}
 
 
-async def evaluate(queries: Sequence[Query], conditions: Sequence[Condition], models: Models,
+def fingerprint(models: Models, settings: Settings, side: PromptSide, query: Query,
+                tools: Sequence[Tool]) -> str:
+    """What a query's record depends on: a stored record made otherwise is not reused."""
+    return stable_hash([getattr(lm, "model_id", "") for lm in
+                        (models.task, models.judge, models.simulator)], asdict(settings),
+                       side.to_dict(), query.query_id, query.query,
+                       [t.to_dict() for t in tools])
+
+
+async def evaluate(queries: Sequence[Query], sides: Sequence[PromptSide], models: Models,
                    source: Source, store: Any, settings: Settings,
                    prompts: MetaPrompts | None = None, on_done: Any = None) -> EvalReport:
+    """Every (side, query); a query whose record is stored (made the same way) is read back,
+    not rerun."""
     index = ToolFiles.scan(source.tools_dir)
     per_query = [(q, query_tools(q, source, index, settings.server)) for q in queries]
     all_tools = {t.name: t for _, tools in per_query for t in tools}
@@ -159,25 +167,31 @@ async def evaluate(queries: Sequence[Query], conditions: Sequence[Condition], mo
     results: list[QueryResult] = []
     calls: dict[str, dict[str, Any]] = {}
     try:
-        for cond in conditions:
+        for side in sides:
             before = _stats(models)
 
-            async def one(q: Query, tools: list[Tool], cond: Condition = cond) -> QueryResult:
-                res = await run_query(agent, models.judge, cond, q, tools, settings)
-                if store is not None:
-                    store.put_eval_item(f"stabletoolbench-{cond.name}",
-                                        f"{q.subset}:{q.query_id}", res.to_dict())
+            async def one(q: Query, tools: list[Tool], side: PromptSide = side) -> QueryResult:
+                eval_id, item_id = f"stabletoolbench-{side.name}", f"{q.subset}:{q.query_id}"
+                mark = fingerprint(models, settings, side, q, tools)
+                stored = store.get_eval_item(eval_id, item_id, mark) if store else None
+                if stored is not None:
+                    res = QueryResult.from_dict(stored)
+                else:
+                    res = await run_query(agent, models.judge, side, q, tools, settings)
+                    if store is not None:
+                        store.put_eval_item(eval_id, item_id,
+                                            {**res.to_dict(), "fingerprint": mark})
                 if on_done is not None:
                     on_done(res)
                 return res
 
             start = time.perf_counter()
             results.extend(await asyncio.gather(*(one(q, t) for q, t in per_query)))
-            calls[cond.name] = {**_delta(before, _stats(models)),
+            calls[side.name] = {**_delta(before, _stats(models)),
                                 "wall_s": round(time.perf_counter() - start, 1)}
     finally:
         runtime.close()
-    return EvalReport(results, summarize(results, [c.name for c in conditions]), calls)
+    return EvalReport(results, summarize(results, [s.name for s in sides]), calls)
 
 
 def summarize(results: Sequence[QueryResult],

@@ -9,16 +9,17 @@ from typing import Any
 
 from play2prompt.adapters.stabletoolbench.data import load_queries, resolve_source
 from play2prompt.adapters.stabletoolbench.evaluate import (
-    Condition,
     EvalReport,
     Models,
     Settings,
     evaluate,
-    play2prompt_condition,
+    play2prompt_side,
     write_outputs,
 )
 from play2prompt.benchmarks import Line, Output, Table
 from play2prompt.errors import UserError
+from play2prompt.evaluation.items import PromptSide
+from play2prompt.evaluation.session import EvalSession
 from play2prompt.lm._base import LM
 from play2prompt.progress import progress_bars
 from play2prompt.store.meta import Meta
@@ -59,30 +60,27 @@ def auto_format(fmt: str, task_lm: LM) -> str:
     return "json" if task_lm.constrained_steps else "text"
 
 
-def conditions_for(req: EvalRequest) -> list[Condition]:
-    conds = [Condition("baseline")] if req.baseline else []
+def sides_for(req: EvalRequest) -> list[PromptSide]:
+    sides = [PromptSide("baseline")] if req.baseline else []
     if req.prompts:
         from play2prompt.results import load_run_result
 
-        conds.append(play2prompt_condition(load_run_result(req.prompts, req.runs_dir),
-                                           req.demos_per_tool))
-    if not conds:
+        sides.append(play2prompt_side(load_run_result(req.prompts, req.runs_dir),
+                                      req.demos_per_tool))
+    if not sides:
         raise UserError("nothing to evaluate: --no-baseline needs --prompts RUN")
-    return conds
+    return sides
 
 
-def open_store(req: EvalRequest) -> Any:
-    from play2prompt.store.db import DB_NAME, RunStore
-    from play2prompt.store.runs import create_run
-
+def open_session(req: EvalRequest) -> EvalSession:
+    """The output folder's session (resumed when it exists), or a new run folder."""
     if req.output is None:
-        return create_run(req.runs_dir, "eval-stabletoolbench")
-    return RunStore(Path(req.output) / DB_NAME)
+        return EvalSession.open(req.runs_dir, "eval-stabletoolbench")
+    return EvalSession.at(Path(req.output))
 
 
 def run_eval(req: EvalRequest) -> tuple[EvalReport, Output]:
     """Evaluate as ``req`` asks; the report and what to show of it."""
-    from play2prompt.lm.registry import LMPool
     from play2prompt.metaprompts import MetaPrompts
 
     source = resolve_source(req.stb_dir, req.tools_dir, req.cache_dir)
@@ -90,14 +88,12 @@ def run_eval(req: EvalRequest) -> tuple[EvalReport, Output]:
     if not subsets:
         raise UserError(f"no StableToolBench query files in {source.root}")
     queries = [q for s in subsets for q in load_queries(source, s)[: req.limit]]
-    conditions = conditions_for(req)
+    sides = sides_for(req)
     prompts = MetaPrompts(req.metaprompts)
-    store = open_store(req)
-    pool = LMPool(log=store)
-    try:
-        task = pool.get(req.task_model)
-        models = Models(task, pool.get(req.judge or req.task_model),
-                        pool.get(req.simulator or req.task_model))
+    with open_session(req) as session:
+        task = session.model(req.task_model)
+        models = Models(task, session.model(req.judge or req.task_model),
+                        session.model(req.simulator or req.task_model))
         checks = req.code_checks if req.code_checks is not None else not models.judge.can_judge
         settings = Settings(max_steps=req.max_steps, evaluate_times=req.evaluate_times,
                             fmt=auto_format(req.fmt, task), seed=req.seed, server=req.server,
@@ -105,22 +101,19 @@ def run_eval(req: EvalRequest) -> tuple[EvalReport, Output]:
         config = {**{k: str(v) if isinstance(v, Path) else v for k, v in asdict(req).items()},
                   "subsets": subsets, "format": settings.fmt, "code_checks": checks,
                   "source": str(source.root)}
-        store.set_meta(Meta.EVAL_CONFIG, config)
-        report = _run(queries, conditions, models, source, store, settings, prompts,
-                      len(queries) * len(conditions), req.quiet)
-        for cond in conditions:
-            store.put_eval(f"stabletoolbench-{cond.name}", "stabletoolbench", config,
-                           {"pass_rates": {s: r.to_dict() for s, r in
-                                           report.rates[cond.name].items()},
-                            "llm_calls": report.calls.get(cond.name, {})})
-        paths = write_outputs(store.run_dir, report, config)
-        return report, report_output(report, settings, paths)
-    finally:
-        pool.close()
-        store.close()
+        session.start(config, key=Meta.EVAL_CONFIG)
+        report = _run(queries, sides, models, source, session.store, settings, prompts,
+                      len(queries) * len(sides), req.quiet)
+        for side in sides:
+            session.store.put_eval(f"stabletoolbench-{side.name}", "stabletoolbench", config,
+                                   {"pass_rates": {s: r.to_dict() for s, r in
+                                                   report.rates[side.name].items()},
+                                    "llm_calls": report.calls.get(side.name, {})})
+        paths = write_outputs(session.run_dir, report, config)
+    return report, report_output(report, settings, paths)
 
 
-def _run(queries: Any, conditions: Any, models: Models, source: Any, store: Any,
+def _run(queries: Any, sides: Any, models: Models, source: Any, store: Any,
          settings: Settings, prompts: Any, total: int, quiet: bool) -> EvalReport:
     with progress_bars(not quiet) as prog:
         task = prog.add_task("stabletoolbench queries", total=total) if prog else None
@@ -129,7 +122,7 @@ def _run(queries: Any, conditions: Any, models: Models, source: Any, store: Any,
             if prog is not None:
                 prog.advance(task)
 
-        return asyncio.run(evaluate(queries, conditions, models, source, store, settings,
+        return asyncio.run(evaluate(queries, sides, models, source, store, settings,
                                     prompts, on_done=done))
 
 
