@@ -191,3 +191,12 @@ def test_public_faces_reexport_their_types():
     assert LM.__module__ == "play2prompt.lm._base" and callable(make_lm)
     assert RunStore.__name__ == "RunStore" and Tool.__name__ == "Tool"
     assert ToolRuntime.__module__ == "play2prompt.tools.runtime"
+
+
+def test_the_method_imports_nothing_of_the_run():
+    """method/ is the algorithm: the engine comes in as an argument (its type only)."""
+    run = ("play2prompt.engine", "play2prompt.pipeline", "play2prompt.optimize",
+           "play2prompt.distributed", "play2prompt.cli", "play2prompt.evaluation")
+    bad = {(m, t) for m, e in graph().items() if _in(m, "play2prompt.method")
+           for t, how in e.items() if _in(t, run) and how != "typing"}
+    assert bad == set()

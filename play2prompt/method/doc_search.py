@@ -23,9 +23,8 @@ import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.example_search import Example
@@ -36,6 +35,9 @@ from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score
 from play2prompt.tools.model import Tool, ToolDoc
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
 
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it

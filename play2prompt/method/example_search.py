@@ -20,9 +20,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.facts import FactBook, known_doc, probes, seen
@@ -33,6 +32,9 @@ from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
 
 ANSWER_SCHEMA = object_schema({"answer": {"type": "string", "minLength": 1, "maxLength": 500}})
 GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.method.facts import Fact, FactBook, known_doc, seen
 from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
 
 NOT_EXECUTED = ("duplicate", "repeat", "parse")   # attempts that never reached the tool
 JUDGE_SCHEMA = object_schema({

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.facts import FactBook, facts_doc, known_doc, strip_refuted
@@ -25,6 +25,9 @@ from play2prompt.method.play import arguments_schema, retry_temperature
 from play2prompt.method.rewards import leaf_values, value_in_text
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
 
 # Plain length bounds only: llguidance compiles regex patterns slowly (minutes for patterns with
 # counted repetitions), so what a request must satisfy is checked by code (rejection sampling).
