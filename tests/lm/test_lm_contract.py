@@ -5,41 +5,13 @@ here fails ``test_every_registered_backend_has_a_supplier``."""
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
+from play2prompt.lm._base import LM, LMStats
 from play2prompt.lm.fake import FakeLM
 from play2prompt.lm.registry import BUILTIN_BACKENDS, available_backends, make_lm
 from play2prompt.testing.lm import LMContract
 from tests.lm.fake_vllm import install_fake_vllm
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def llama_server():
-    """The embedded runtime's OpenAI-compatible server on loopback (as llama-server or vLLM
-    would serve), shared by the module: host:port."""
-    xlc = pytest.importorskip("xllamacpp")
-    from play2prompt.lm.embedded import find_default_weights
-
-    params = xlc.CommonParams()
-    params.model.path = str(find_default_weights())
-    params.n_ctx = 2048
-    params.n_parallel = 1
-    params.verbosity = -1
-    params.hostnames = ["127.0.0.1"]
-    params.port = _free_port()
-    for cpu in (params.cpuparams, params.cpuparams_batch):
-        cpu.n_threads = 1
-    server = xlc.Server(params)
-    yield server.listening_address
-    del server
 
 
 def _fake(request):
@@ -78,12 +50,30 @@ SUPPLIERS = {"fake": _fake, "embedded": _embedded, "openai-compat": _compat,
 LOCAL_MODEL = {"embedded", "openai-compat", "openai", "ollama"}   # run the embedded model
 
 
+@pytest.fixture(scope="module")
+def built():
+    """One LM per backend for the module (a model loads once), closed at its end."""
+    cache: dict[str, LM] = {}
+    yield cache
+    for made in cache.values():
+        made.close()
+
+
 @pytest.fixture(params=[pytest.param(k, marks=pytest.mark.embedded) if k in LOCAL_MODEL else k
                         for k in sorted(BUILTIN_BACKENDS)])
-def lm(request):
-    made = SUPPLIERS[request.param](request)
+def lm(request, built):
+    """The backend's LM, as if new: no log, fresh statistics, nothing in flight (the local
+    model's backends are built once per module; the others for each test)."""
+    if request.param not in LOCAL_MODEL:
+        made = SUPPLIERS[request.param](request)
+        yield made
+        made.close()
+        return
+    if request.param not in built:
+        built[request.param] = SUPPLIERS[request.param](request)
+    made = built[request.param]
+    made.log, made.stats, made._inflight = None, LMStats(), {}
     yield made
-    made.close()
 
 
 class TestEveryBackend(LMContract):

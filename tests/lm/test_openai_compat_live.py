@@ -2,7 +2,6 @@
 embedded runtime's own llama.cpp server on loopback (what `llama-server` or vLLM would be)."""
 
 import asyncio
-import socket
 
 import pytest
 
@@ -14,35 +13,9 @@ from play2prompt.store.db import RunStore
 pytestmark = pytest.mark.embedded
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server_url():
-    xlc = pytest.importorskip("xllamacpp")
-    from play2prompt.errors import LMError
-    from play2prompt.lm.assemble import model_file
-    from play2prompt.lm.models import BUILTIN_MODELS
-
-    try:
-        path = model_file(BUILTIN_MODELS["smollm2-135m"])
-    except LMError as exc:
-        pytest.skip(f"the embedded model's weights are not installed: {exc}")
-    params = xlc.CommonParams()
-    params.model.path = str(path)
-    params.n_ctx = 2048
-    params.n_parallel = 1
-    params.verbosity = -1
-    params.hostnames = ["127.0.0.1"]
-    params.port = _free_port()
-    for cpu in (params.cpuparams, params.cpuparams_batch):
-        cpu.n_threads = 1
-    server = xlc.Server(params)
-    yield f"{server.listening_address}/v1"
-    del server
+def server_url(llama_server):
+    return f"{llama_server}/v1"
 
 
 def test_structured_output_usage_and_the_run_log_over_real_http(server_url, tmp_path):
