@@ -12,7 +12,7 @@ from play2prompt.adapters.bfcl.data import default_data_dir, download, find_whee
 from play2prompt.adapters.bfcl.suite import load_suite, oracle_docs_path
 from play2prompt.cli import main
 from play2prompt.errors import UserError
-from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSource, make_side
+from play2prompt.evaluation.items import EvalItem, EvalSuite, side_for
 from play2prompt.evaluation.runner import EvalSettings
 from play2prompt.evaluation.session import EvalOptions, load_oracle, run_evaluation
 from play2prompt.lm._base import Choice, ToolCall
@@ -104,10 +104,10 @@ def test_oracle_docs_apply_to_every_question_spec_texts_only():
                                for i, t in enumerate(tools)],
                       oracle_covers_benchmark=True)
     oracle = {t.name: t.doc for t in load_oracle(oracle_docs_path(), suite)}
-    prompts = PromptSource.from_run(None, 0, oracle=load_oracle(oracle_docs_path(), suite))
+    oracle_side = side_for("oracle", None, 0, oracle=load_oracle(oracle_docs_path(), suite))
     for tool in tools:
-        (base,) = prompts.tools_for([tool], make_side("baseline"))
-        (side,) = prompts.tools_for([tool], make_side("oracle"))
+        (base,) = side_for("baseline", None, 0).tools_for([tool])
+        (side,) = oracle_side.tools_for([tool])
         assert base == tool
         assert without_texts(dict(side.parameters)) == without_texts(dict(tool.parameters))
         if tool.name not in oracle:
@@ -238,9 +238,9 @@ def test_offline_specs_fixture_and_oracle_match_the_real_wheel():
     assert offline_skeleton(data) == SKELETON
     suite = load_suite(data, root)
     assert len(suite.items) == 134
-    prompts = PromptSource.from_run(None, 0, oracle=load_oracle(oracle_docs_path(), suite))
+    oracle_side = side_for("oracle", None, 0, oracle=load_oracle(oracle_docs_path(), suite))
     documented = {t["function"]["name"] for t in packaged()["tools"]}
     for item in suite.items:
-        for tool in prompts.tools_for(suite.item_tools(item), make_side("oracle")):
+        for tool in oracle_side.tools_for(suite.item_tools(item)):
             assert (tool.name in documented) == (tool.description != next(
                 s for s in item.specs if s.name == tool.name).description)
