@@ -47,6 +47,8 @@ class OptimizeConfig:
     evidence_notes: bool = True      # add the code-written facts doc (D0 + what play showed)
     probe: bool = True               # probe each tool from a call that ran (out-of-range values)
     choose_demo_count: bool = True   # ship 0..k demos as held-out accuracy says; off: always k
+    method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
+    draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
     # ("*" for the others); see lm.registry.concurrency_for. Never changes a result.
     max_concurrency: int | dict[str, int] | None = None
@@ -119,6 +121,8 @@ def validate(cfg: OptimizeConfig) -> None:
                         f"{cfg.observation_limit}")
     if cfg.n_e < 1 or cfg.max_tries < 1:
         raise UserError("n_e and max_tries must be at least 1")
+    if cfg.draft_rounds < 1:
+        raise UserError("draft_rounds must be at least 1")
     if not 0.0 <= cfg.holdout < 1.0:
         raise UserError("holdout must be in [0, 1)")
     if not 0.0 <= cfg.drop_param_desc <= 1.0:

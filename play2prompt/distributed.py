@@ -45,7 +45,8 @@ from play2prompt.errors import UserError, require
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency, LMPool
 from play2prompt.method.calibration import Calibration
-from play2prompt.pipeline import Launch, WorkerStats, collect_results, optimize_tool, tool_budget
+from play2prompt.optimizers import load_optimizer
+from play2prompt.pipeline import Launch, WorkerStats, collect_results
 from play2prompt.progress import Reporter
 from play2prompt.results import ToolResult
 from play2prompt.store.db import RunStore
@@ -116,7 +117,7 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
                           if job.calibration else None)
     outcome: dict[str, Any] = {"tool": tool.name}
     try:
-        result = asyncio.run(optimize_tool(tool, engine))
+        result = asyncio.run(load_optimizer(config.method).optimize_tool(tool, engine))
         outcome["result"] = result.to_dict()
     except UserError as exc:  # the rows logged so far still go back to the driver
         outcome["error"] = (type(exc).__name__, str(exc))
@@ -200,7 +201,8 @@ def optimize_tools_on_ray(tools: list[Tool], engine: Engine, job: ToolJob,
                 outcomes[tool.name] = ToolResult.from_dict(stored)
                 reporter.done(tool.name, "done (from store)")
                 continue
-            reporter.start(tool.name, tool_budget(engine.config))
+            reporter.start(tool.name, load_optimizer(engine.config.method).tool_budget(
+                engine.config))
             rows = store.export_rows(tool.name)
             ref = remote.remote(replace(job, tool=tool.to_dict(), seed_rows=rows))
             pending[ref] = tool.name

@@ -28,6 +28,7 @@ from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.calibration import Calibration, calibrate
+from play2prompt.optimizers import check_method, uses_llm_grading
 from play2prompt.pipeline import Launch, ToolRunner
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult
@@ -151,17 +152,27 @@ def optimize(
     executor: str = "local",
     ray_address: str | None = None,
     recompute: bool = False,
+    method: str | None = None,
 ) -> RunResult:
     """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``.
 
+    ``method``: the optimization method by name (:mod:`play2prompt.optimizers`; default
+    ``config.method``, Play2Prompt), e.g. ``easytool`` or ``draft`` for the baselines.
     ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
     tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
     ``resume``, redo every tool from the run's log (logged calls are free). One process at a
     time works on a run (a second one is refused, naming the first one's pid). Returns the
     published result (scrubbed, as written to ``result.json``)."""
+    if method is not None:
+        config = replace(config or preset("default"), method=check_method(method))
+    elif config is not None and not resume:
+        check_method(config.method)
     run = _open(tools, generator, task_model, doc_generator, config, runs_dir, run_id, resume,
                 label, base_dir)
     try:
+        if resume and method is not None and method != run.config.method:
+            raise UserError(f"run {resume!r} was made with method {run.config.method!r}, not "
+                            f"{method!r}")
         return _optimize(run, metaprompts_dir, reporter, exec_ctx, executor, ray_address,
                          recompute)
     finally:
@@ -204,9 +215,12 @@ def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Report
 def run_calibration(store: RunStore, config: OptimizeConfig, generator: LM,
                     metaprompts_dir: str | Path | None) -> Calibration:
     """Whether the generator judges outputs and grades requests: the user's setting, else the
-    run's stored calibration, else measured now (a few LLM calls) and stored."""
+    run's stored calibration, else measured now (a few LLM calls) and stored. A method that
+    asks for no grade (``uses_llm_grading = False``: the baselines) is not calibrated."""
     if config.llm_grading is not None:
         return Calibration.fixed(config.llm_grading)
+    if not uses_llm_grading(config.method):
+        return Calibration.fixed(False)
     stored = store.get_meta(Meta.CALIBRATION)
     if stored:
         return Calibration.from_dict(stored)

@@ -35,6 +35,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
+from play2prompt.optimizers import load_optimizer
 from play2prompt.results import ToolResult
 from play2prompt.search import SearchResult
 from play2prompt.store.meta import Meta
@@ -116,9 +117,11 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
 
 
 async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:
-    """Optimize the tools concurrently. A tool that fails does not stop the others (their work
-    is stored); the first failure is raised once all are finished."""
-    outcomes = await asyncio.gather(*(optimize_tool(t, engine) for t in tools),
+    """Optimize the tools concurrently with the run's method (``config.method``: this
+    module's :func:`optimize_tool` for Play2Prompt). A tool that fails does not stop the
+    others (their work is stored); the first failure is raised once all are finished."""
+    method = load_optimizer(engine.config.method)
+    outcomes = await asyncio.gather(*(method.optimize_tool(t, engine) for t in tools),
                                     return_exceptions=True)
     return collect_results(tools, outcomes, engine.store.get_meta(Meta.RUN_ID))
 

@@ -15,6 +15,10 @@ def optimize_command(
     tools_file: Optional[Path] = typer.Argument(None, help="tools.json (or a list of specs)"),
     module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
     preset_name: str = typer.Option("default", "--preset", help="quick | default | paper"),
+    method: Optional[str] = typer.Option(
+        None, help="optimization method: play2prompt (default) | easytool (one rewrite per "
+                   "tool from its doc) | draft (explore, analyse, rewrite; --draft-rounds)"),
+    draft_rounds: Optional[int] = typer.Option(None, help="rounds of the draft method"),
     generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
     task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
     doc_generator: Optional[str] = typer.Option(None, help="Doc generator spec (G_D)"),
@@ -91,7 +95,7 @@ def optimize_command(
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None, probe=probe,
-        choose_demo_count=choose_demos)
+        choose_demo_count=choose_demos, draft_rounds=draft_rounds)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.benchmarks import load_benchmark
 
@@ -109,7 +113,8 @@ def optimize_command(
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
                           metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx,
-                          executor=executor, ray_address=ray_address, recompute=recompute)
+                          executor=executor, ray_address=ray_address, recompute=recompute,
+                          method=method)
     print_summary(result)
 
 

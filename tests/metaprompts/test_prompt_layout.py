@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from play2prompt.baselines import TEMPLATES as BASELINE_TEMPLATES
 from play2prompt.lm.toolcalls import emulate
 from play2prompt.metaprompts import NAMES, MetaPrompts
 from play2prompt.method.task_prompt import Demo, TaskPrompter
@@ -13,7 +14,8 @@ from play2prompt.tools.model import Invocation
 
 # What may appear in a system message: the same for every call about one tool (and doc).
 SHARED = {"doc", "functions", "demos", "tools", "tool", "format"}  # format: fixed per agent
-TEMPLATES = sorted(NAMES.values()) + ["task_function_calling", "task_prompting", "task_react"]
+TEMPLATES = sorted(NAMES.values()) + ["task_function_calling", "task_prompting", "task_react",
+                                       *BASELINE_TEMPLATES]
 
 
 def _placeholders(text):
