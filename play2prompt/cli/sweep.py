@@ -21,8 +21,13 @@ def sweep_command(
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
     limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
     name: Optional[str] = typer.Option(None, help="sweep name (folder runs/sweeps/NAME)"),
-    variants: str = typer.Option("full,desc-only,demo-only,easy",
-                                 help="full | desc-only | demo-only | easy (comma-separated)"),
+    variants: str = typer.Option(
+        "full,desc-only,demo-only,easy",
+        help="comma-separated: baseline (original docs) | easytool | draft (the baseline "
+             "methods) | desc-only | demo-only | full | easy (Play2Prompt's) | oracle"),
+    oracle: Optional[Path] = typer.Option(None, "--oracle", help="tools file with correct "
+                                          "docs of the same tools: adds the oracle variant"),
+    draft_rounds: Optional[int] = typer.Option(None, help="rounds of the draft variant"),
     space: Optional[list[str]] = typer.Option(
         None, "--space", metavar="NAME=V1,V2",
         help="a swept setting (repeatable): search, depth, expand (L), width (W), n_e, lam, "
@@ -47,7 +52,8 @@ def sweep_command(
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
-    """Run an ablation sweep: variants x settings, optimized and evaluated, as tables + plots."""
+    """Run an ablation sweep: methods and variants x settings, optimized and evaluated, as
+    tables + plots (each method against the original docs, query by query)."""
     from play2prompt.cli._common import console
     from play2prompt.config import preset
     from play2prompt.evaluation.runner import EvalSettings
@@ -65,7 +71,10 @@ def sweep_command(
     if name is not None:
         check_run_id(name)  # it names folders: runs/sweeps/NAME, runs/sweep-NAME-*
     target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit)
-    overrides = {"max_concurrency": max_concurrency, "task_mode": mode}
+    if oracle is not None:
+        target = target.with_oracle(oracle)
+    overrides = {"max_concurrency": max_concurrency, "task_mode": mode,
+                 "draft_rounds": draft_rounds}
     default = re.sub(r"[^A-Za-z0-9._-]+", "-", target.name).strip("-.") or "sweep"
     spec = SweepSpec(name=name or default, space=SweepSpace.parse(space or [], variants),
                      base=preset(preset_name, **overrides), sampler=sampler or "grid",
@@ -94,11 +103,14 @@ def _target(tools_file: Path | None, queries: Path | None, module: str | None,
 def print_result(result: Any) -> None:
     from play2prompt.cli._common import console
     from play2prompt.evaluation.report import rich_table
+    from play2prompt.sweep.tables import verdicts
 
     if result.trials.empty:
         console.print("no finished trial")
     else:
         console.print(rich_table(result.summary, f"sweep {result.name}: exec accuracy (%)"))
+        for line in verdicts(result.summary):
+            console.print(line, highlight=False, markup=False)
         for key, value in result.cost.items():
             console.print(f"{key.replace('_', ' ')}: {value}", highlight=False)
     for line in result.failed:

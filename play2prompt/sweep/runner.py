@@ -11,12 +11,13 @@ on them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from play2prompt.errors import UserError
 from play2prompt.evaluation.runner import EvalSettings
 from play2prompt.evaluation.session import EvalSession
 from play2prompt.lm._base import LM
@@ -24,6 +25,7 @@ from play2prompt.progress import NullReporter, Reporter
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta
 from play2prompt.store.runs import default_runs_dir
+from play2prompt.sweep.space import ORACLE_VARIANT
 from play2prompt.sweep.study import LoopState, SweepSpec, completed_rows, open_study, run_loop
 from play2prompt.sweep.tables import (
     cost_summary,
@@ -59,7 +61,9 @@ def run_sweep(spec: SweepSpec, target: SweepTarget, *, generator: ModelSpec = "e
               settings: EvalSettings | None = None, runs_dir: Path | None = None,
               max_concurrency: int | None = None, reporter: Reporter | None = None,
               log: Any = print) -> SweepResult:
-    """Run the sweep ``spec`` on ``target`` (resuming it with ``spec.resume``)."""
+    """Run the sweep ``spec`` on ``target`` (resuming it with ``spec.resume``). With oracle
+    docs on the target (:meth:`SweepTarget.with_oracle`) the ``oracle`` variant is added."""
+    spec = with_oracle_side(spec, target)
     runs_dir = Path(runs_dir or default_runs_dir())
     sweep_dir = sweep_folder(spec.name, runs_dir)
     sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -79,6 +83,16 @@ def run_sweep(spec: SweepSpec, target: SweepTarget, *, generator: ModelSpec = "e
     finally:
         session.close()
     return finish(spec, study, target, sweep_dir, state)
+
+
+def with_oracle_side(spec: SweepSpec, target: SweepTarget) -> SweepSpec:
+    """The oracle variant goes with oracle docs: added when they are given, refused without."""
+    if target.oracle:
+        return replace(spec, space=spec.space.with_variant(ORACLE_VARIANT))
+    if ORACLE_VARIANT in spec.space.variants():
+        raise UserError("the oracle variant needs the oracle docs: --oracle FILE (a tools "
+                        "file with correct docs of the same tools)")
+    return spec
 
 
 def _detached(lm: LM) -> LM:

@@ -20,21 +20,31 @@ from play2prompt.jsonutil import stable_hash
 
 @dataclass(frozen=True)
 class Variant:
-    """An ablation: the prompt side evaluated and the optimization settings it forces."""
+    """An ablation or a method compared: the prompt side evaluated and the optimization
+    settings it forces (``method`` picks a baseline's method). A variant that does not
+    optimize is a reference: the original docs, or the hand-written oracle docs."""
 
     name: str
     label: str                      # the paper's name
-    side: str                       # evaluation side: full | desc-only | demo-only
+    side: str                       # evaluation side: full | desc-only | demo-only | oracle
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    optimizes: bool = True
 
 
-VARIANTS: dict[str, Variant] = {
-    "full": Variant("full", "P2P", "full"),
-    "desc-only": Variant("desc-only", "P2P-Desc", "desc-only"),
-    "demo-only": Variant("demo-only", "P2P-Demo", "demo-only"),
-    "easy": Variant("easy", "P2P-Easy", "full", {"lam": 0.0}),
-}
+# In the order the summary lists them: the original docs, the baselines, Play2Prompt's
+# ablations and Play2Prompt, the oracle.
+VARIANTS: dict[str, Variant] = {v.name: v for v in (
+    Variant("baseline", "baseline", "baseline", optimizes=False),
+    Variant("easytool", "EasyTool", "desc-only", {"method": "easytool"}),
+    Variant("draft", "DRAFT", "desc-only", {"method": "draft"}),
+    Variant("desc-only", "P2P-Desc", "desc-only"),
+    Variant("demo-only", "P2P-Demo", "demo-only"),
+    Variant("full", "P2P", "full"),
+    Variant("easy", "P2P-Easy", "full", {"lam": 0.0}),
+    Variant("oracle", "oracle", "oracle", optimizes=False),
+)}
 BASELINE_LABEL = "baseline"
+ORACLE_VARIANT = "oracle"
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,8 @@ class Param:
 
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
-    Param("variant", str, None, "full | desc-only | demo-only | easy"),
+    Param("variant", str, None, "baseline | easytool | draft | desc-only | demo-only | full | "
+                                "easy | oracle"),
     Param("search", str, "search", "beam | mc"),
     Param("depth", int, "depth", "T: expansion rounds"),
     Param("expand", int, "expand", "L: children per kept example"),
@@ -120,6 +131,15 @@ class SweepSpace:
 
         return {n: optuna.distributions.CategoricalDistribution(list(v))
                 for n, v in self.values.items()}
+
+    def variants(self) -> tuple[str, ...]:
+        return tuple(self.values.get("variant", ()))
+
+    def with_variant(self, name: str) -> SweepSpace:
+        """The space with variant ``name`` added (last) when it is not there yet."""
+        if name in self.variants():
+            return self
+        return SweepSpace({**self.values, "variant": (*self.variants(), name)})
 
     def max_demos(self, default: int) -> int:
         return max(self.values.get("demos", (default,)))

@@ -1,5 +1,6 @@
-"""A sweep's tables (one row per trial; the paper-style variant x category summary; cost) and
-plots (accuracy per variant; accuracy vs LLM calls with the cost/benefit frontier)."""
+"""A sweep's tables (one row per trial; the paper-style variant x category summary with each
+method's optimization cost and its paired test against the original docs; cost) and plots
+(accuracy per variant; accuracy vs LLM calls with the cost/benefit frontier)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ from typing import Any
 
 import pandas as pd
 
+from play2prompt.evaluation.compare import mcnemar_exact
 from play2prompt.evaluation.report import markdown_table
-from play2prompt.sweep.space import BASELINE_LABEL, VARIANTS
+from play2prompt.sweep.space import BASELINE_LABEL, ORACLE_VARIANT, VARIANTS
 
 AVERAGE = "average"
 OVERALL = "overall"
+# Per method: its optimization's LLM calls and tokens (the mean over its trials' runs), and
+# its queries against the baseline's (wins, losses and McNemar's p, pooled over its trials),
+# and the share of the oracle's gain it recovers.
+COST_COLUMNS = ("opt calls", "opt tokens")
+PAIRED_COLUMNS = ("wins", "losses", "McNemar p", "headroom %")
 
 
 def trials_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -39,13 +46,46 @@ def _summary_row(method: str, part: pd.DataFrame, prefix: str, overall: str,
     row[AVERAGE] = round(sum(values) / len(values), 1) if values else None
     row[OVERALL] = _mean(part[overall])
     row["trials"] = len(part)
+    is_base = prefix == "base:"
+    runs = part.drop_duplicates("run_id") if "run_id" in part else part
+    row["opt calls"] = 0 if is_base else _mean_int(runs, "opt_calls")
+    row["opt tokens"] = 0 if is_base else _mean_int(runs, "opt_tokens")
+    wins, losses = (None, None) if is_base else (_sum(part, "wins"), _sum(part, "losses"))
+    row["wins"], row["losses"] = wins, losses
+    # as text: three decimals (the tables print other floats with one)
+    row["McNemar p"] = (None if wins is None or losses is None
+                        else f"{mcnemar_exact(wins, losses):.3f}")
     return row
+
+
+def _mean_int(part: pd.DataFrame, column: str) -> int | None:
+    values = part[column].dropna() if column in part else pd.Series(dtype=float)
+    return int(round(float(values.mean()))) if len(values) else None
+
+
+def _sum(part: pd.DataFrame, column: str) -> int | None:
+    values = part[column].dropna() if column in part else pd.Series(dtype=float)
+    return int(values.sum()) if len(values) else None
+
+
+def _headroom(rows: list[dict[str, Any]]) -> None:
+    """The share of the oracle's gain over the baseline each method recovers (overall)."""
+    by_label = {r["method"]: r for r in rows}
+    base = by_label.get(BASELINE_LABEL, {}).get(OVERALL)
+    oracle = by_label.get(VARIANTS[ORACLE_VARIANT].label, {}).get(OVERALL)
+    gain = None if base is None or oracle is None else oracle - base
+    for r in rows:
+        usable = gain is not None and gain > 0 and r[OVERALL] is not None
+        skip = r["method"] in (BASELINE_LABEL, VARIANTS[ORACLE_VARIANT].label)
+        r["headroom %"] = None if skip or not usable else round(
+            100 * (r[OVERALL] - base) / gain, 1)
 
 
 def summary_table(df: pd.DataFrame, group_by: Sequence[str] = ()) -> pd.DataFrame:
     """The paper's Table 4/5 layout: the baseline and each variant (rows) x categories, with
-    the plain average of the categories and the accuracy over all queries. Trials of the same
-    variant that differ in ``group_by`` parameters get rows of their own; others are averaged."""
+    the plain average of the categories and the accuracy over all queries, then each method's
+    optimization cost and paired test against the baseline. Trials of the same variant that
+    differ in ``group_by`` parameters get rows of their own; others are averaged."""
     if df.empty:
         return pd.DataFrame()
     cats = categories_of(df)
@@ -55,19 +95,53 @@ def summary_table(df: pd.DataFrame, group_by: Sequence[str] = ()) -> pd.DataFram
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
         group = dict(zip(group_by, key))
-        rows.append(_summary_row(BASELINE_LABEL, part, "base:", "baseline", cats, group))
+        block = [_summary_row(BASELINE_LABEL, part, "base:", "baseline", cats, group)]
         for name, variant in VARIANTS.items():
             sub = part[part["variant"] == name]
-            if len(sub):
-                rows.append(_summary_row(variant.label, sub, "acc:", "accuracy", cats, group))
-    return pd.DataFrame(rows)
+            if len(sub) and name != "baseline":   # the baseline variant is the first row
+                block.append(_summary_row(variant.label, sub, "acc:", "accuracy", cats, group))
+        _headroom(block)
+        rows.extend(block)
+    out = pd.DataFrame(rows)
+    for column in ("opt calls", "opt tokens", "wins", "losses"):   # counts, not floats
+        out[column] = pd.Series([None if pd.isna(v) else int(v) for v in out[column]],
+                                dtype=object)
+    return out
+
+
+def verdicts(summary: pd.DataFrame, alpha: float = 0.05) -> list[str]:
+    """One sentence per method: ahead of, level with or behind the baseline (McNemar's exact
+    test on the queries one got right and the other not), at what optimization cost."""
+    out = []
+    for r in summary.to_dict("records"):
+        wins, losses = r.get("wins"), r.get("losses")
+        if wins is None or losses is None or pd.isna(wins) or pd.isna(losses):
+            continue
+        wins, losses = int(wins), int(losses)
+        p = mcnemar_exact(wins, losses)
+        if wins == losses:
+            word = "level with"
+        else:
+            word = "ahead of" if wins > losses else "behind"
+            if p >= alpha:
+                word += " (within noise)"
+        cost = (f"{_count(r.get('opt calls'))} LLM calls, {_count(r.get('opt tokens'))} tokens "
+                f"to optimize") if r["method"] != VARIANTS[ORACLE_VARIANT].label else \
+            "hand-written docs"
+        out.append(f"{r['method']}: {word} the baseline, +{wins} -{losses} queries, McNemar p = "
+                   f"{p:.3f}; {cost}")
+    return out
+
+
+def _count(value: Any) -> str:
+    return "-" if value is None or pd.isna(value) else f"{int(value):,}"
 
 
 def cost_summary(df: pd.DataFrame) -> dict[str, Any]:
     """What the sweep cost and what sharing optimization runs saved."""
     if df.empty:
         return {}
-    runs = df.drop_duplicates("run_id")
+    runs = df[df["run_id"] != ""].drop_duplicates("run_id")
     return {
         "trials": int(len(df)),
         "optimization_runs": int(len(runs)),
@@ -132,7 +206,7 @@ def write_plots(df: pd.DataFrame, summary: pd.DataFrame, out_dir: Path) -> dict[
     return paths
 
 
-_SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials")
+_SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials", *COST_COLUMNS, *PAIRED_COLUMNS)
 
 
 def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any],
@@ -145,8 +219,13 @@ def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any
     summary.to_csv(paths["summary.csv"], index=False)
     paths["trials.md"].write_text(f"# {title}: trials\n\n{markdown_table(df)}\n")
     lines = [f"# {title}", "", "Exec accuracy (%) per category; `average` is the plain mean "
-             "of the categories, `overall` the accuracy over all queries.", "",
-             markdown_table(summary), "", "## Cost", "",
+             "of the categories, `overall` the accuracy over all queries. `opt calls` / "
+             "`opt tokens`: what the method's optimization cost (LLM samples, prompt + "
+             "completion tokens); `wins` / `losses`: queries the method got right and the "
+             "baseline not, and the reverse; `McNemar p`: the exact test on them; "
+             "`headroom %`: the share of the oracle's gain recovered.", "",
+             markdown_table(summary), "", *(f"- {v}" for v in verdicts(summary)), "",
+             "## Cost", "",
              *(f"- {k.replace('_', ' ')}: {v}" for k, v in cost.items()), ""]
     if notes:
         lines += ["## Notes", "", *(f"- {n}" for n in notes), ""]

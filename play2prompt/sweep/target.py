@@ -6,7 +6,7 @@ optimizes only what it measures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ class SweepTarget:
     tools: list[Tool]              # the tools optimized
     base_dir: Path | None = None
     exec_ctx: Any = None
+    oracle: list[Tool] = field(default_factory=list)   # hand-written correct docs (a side)
 
     def fingerprint(self) -> str:
         """Changes when the tools optimized change (part of the optimization key)."""
@@ -33,7 +34,15 @@ class SweepTarget:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "suite": self.suite.name, "items": len(self.suite.items),
                 "categories": self.suite.category_order(),
-                "tools": [t.name for t in self.tools]}
+                "tools": [t.name for t in self.tools],
+                "oracle": {t.name: t.doc.to_dict() for t in self.oracle}}
+
+    def with_oracle(self, path: Path) -> SweepTarget:
+        """The target with the oracle docs of tools file ``path`` (checked against the
+        evaluated tools)."""
+        from play2prompt.evaluation.session import load_oracle
+
+        return replace(self, oracle=load_oracle(path, self.suite))
 
 
 def called_tools(suite: EvalSuite) -> list[str]:

@@ -17,8 +17,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from play2prompt.evaluation.items import PromptSide, side_for
-from play2prompt.evaluation.report import accuracy_table, summary_for_store, write_outputs
+from play2prompt.evaluation.items import ORACLE, PromptSide, side_for
+from play2prompt.evaluation.report import (
+    accuracy_table,
+    comparison,
+    summary_for_store,
+    write_outputs,
+)
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator, SideResult
 from play2prompt.jsonutil import stable_hash
 from play2prompt.lm._base import LM, LMStats
@@ -64,6 +69,9 @@ class OptInfo:
     logged_calls: int        # the configuration's whole cost (samples in its log)
     tokens: int
     wall_s: float
+
+
+NO_RUN = OptInfo("", "none", 0, 0, 0, 0, 0.0)   # a reference variant optimizes nothing
 
 
 def _fresh(model: ModelSpec) -> ModelSpec:
@@ -124,24 +132,34 @@ def _eval_side(ctx: SweepContext, key: str, side: PromptSide,
     return result.sides[0], result.skipped
 
 
-def evaluate(plan: TrialPlan, run: RunResult, ctx: SweepContext) -> tuple[EvalResult, str]:
-    """Baseline and the variant's side on the sweep's queries; returns the result and the key
-    of the variant's evaluation."""
+def evaluate(plan: TrialPlan, run: RunResult | None, ctx: SweepContext
+             ) -> tuple[EvalResult, str]:
+    """Baseline and the variant's side on the sweep's queries (the baseline alone for the
+    ``baseline`` variant; the oracle docs for ``oracle``); returns the result and the key of
+    the variant's evaluation."""
     settings = replace(ctx.settings, seed=plan.seed)
     model = ctx.eval_lm.model_id
     setting = (settings.mode, settings.temperature, settings.max_tokens)
+    side = plan.variant.side
     base_key = stable_hash("baseline", model, setting, plan.drop, plan.seed, length=10)
-    var_key = stable_hash(run.run_id, plan.variant.side, plan.demos, plan.drop, plan.seed,
-                          model, setting, length=10)
+    oracle = ctx.target.oracle if side == ORACLE else ()
+    source = run.run_id if run is not None else stable_hash(
+        [t.to_dict() for t in oracle], length=12)
+    var_key = stable_hash(source, side, plan.demos, plan.drop, plan.seed, model, setting,
+                          length=10)
     base_side = side_for("baseline", None, plan.demos, plan.drop, plan.seed)
-    var_side = side_for(plan.variant.side, run, plan.demos, plan.drop, plan.seed)
     baseline, skipped = _eval_side(ctx, base_key, base_side, settings)
-    variant, _ = _eval_side(ctx, var_key, var_side, settings)
-    result = EvalResult(ctx.target.suite, [baseline, variant], skipped)
+    sides = [baseline]
+    if side != "baseline":
+        var_side = side_for(side, run, plan.demos, plan.drop, plan.seed, oracle)
+        sides.append(_eval_side(ctx, var_key, var_side, settings)[0])
+    else:
+        var_key = base_key
+    result = EvalResult(ctx.target.suite, sides, skipped)
     result.config = {"suite": ctx.target.suite.name, "task_model": model,
                      "mode": settings.mode, "temperature": settings.temperature,
-                     "seed": plan.seed, "prompts": run.run_id, "variant": plan.variant.side,
-                     "demos": plan.demos, "drop_param_desc": plan.drop,
+                     "seed": plan.seed, "prompts": run.run_id if run is not None else None,
+                     "variant": side, "demos": plan.demos, "drop_param_desc": plan.drop,
                      "sweep": ctx.name, "sweep_variant": plan.variant.name}
     return result, var_key
 
@@ -159,11 +177,12 @@ def attach_eval(run: RunResult, result: EvalResult, key: str) -> None:
 def run_trial(number: int, plan: TrialPlan, ctx: SweepContext) -> dict[str, Any]:
     """Run the trial and return its row (parameters, accuracies, cost)."""
     start = time.perf_counter()
-    run, opt = ensure_run(plan, ctx)
+    run, opt = ensure_run(plan, ctx) if plan.variant.optimizes else (None, NO_RUN)
     calls_before = ctx.eval_lm.stats.calls
     result, key = evaluate(plan, run, ctx)
     eval_calls = ctx.eval_lm.stats.calls - calls_before
-    attach_eval(run, result, key)
+    if run is not None:
+        attach_eval(run, result, key)
     write_outputs(result, ctx.sweep_dir / "trials" / f"{number:04d}-{plan.variant.name}",
                   ctx.target.suite.notes)
     return trial_row(number, plan, opt, result, eval_calls, time.perf_counter() - start)
@@ -172,7 +191,7 @@ def run_trial(number: int, plan: TrialPlan, ctx: SweepContext) -> dict[str, Any]
 def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
               eval_calls: int, wall: float) -> dict[str, Any]:
     acc = accuracy_table(result)
-    base, var = result.sides
+    base, var = result.sides[0], result.sides[-1]
     row: dict[str, Any] = {"trial": number, "variant": plan.variant.name,
                            "label": plan.variant.label}
     row.update({k: v for k, v in plan.params.items() if k != "variant"})
@@ -186,6 +205,7 @@ def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
     row["baseline"] = _pct(sum(r["correct"] for r in base.records), len(base.records))
     row["delta"] = (None if row["accuracy"] is None or row["baseline"] is None
                     else round(row["accuracy"] - row["baseline"], 1))
+    row.update(_paired_columns(result))
     vcost = var.cost()
     row.update({
         "opt_calls": opt.logged_calls, "opt_tokens": opt.tokens,
@@ -198,6 +218,18 @@ def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
         "wall_s": round(wall, 2),
     })
     return row
+
+
+def _paired_columns(result: EvalResult) -> dict[str, Any]:
+    """The variant against the baseline query by query: wins, losses, McNemar's p (none for
+    the baseline itself)."""
+    pairs = comparison(result) if len(result.sides) > 1 else []
+    if not pairs:
+        return {"n": len(result.sides[0].records), "wins": None, "losses": None,
+                "p_value": None}
+    pair = pairs[0]
+    return {"n": pair.n, "wins": len(pair.wins), "losses": len(pair.losses),
+            "p_value": round(pair.p_value, 4)}
 
 
 def _pct(hits: int, total: int) -> float | None:
