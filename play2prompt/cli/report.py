@@ -1,4 +1,5 @@
-"""``p2p report RUN``: a run's report (HTML and Markdown)."""
+"""``p2p report RUN``: a run's report (HTML and Markdown); ``p2p report RUN RUN ...`` or
+``p2p report --sweep NAME``: the methods' docs side by side."""
 
 from __future__ import annotations
 
@@ -7,18 +8,41 @@ from typing import Optional
 
 import typer
 
+from play2prompt.errors import UserError
+
 
 def report_command(
-    run: str = typer.Argument(..., help="runs/<id> or a run id"),
+    runs: Optional[list[str]] = typer.Argument(None, help="runs/<id> or a run id; several "
+                                                          "runs: their docs side by side"),
+    sweep: Optional[str] = typer.Option(None, "--sweep", help="a sweep's name: the docs of "
+                                                              "its methods side by side"),
+    tool: Optional[list[str]] = typer.Option(None, "--tool", help="only this tool "
+                                                                  "(repeatable; comparisons)"),
+    oracle: Optional[Path] = typer.Option(None, "--oracle", help="tools file with correct "
+                                          "docs: a column of its own (comparisons)"),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder "
                                                                  "(default: <run>/report)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
 ) -> None:
-    """Write a run's report: docs (word diff), demos with outputs, search curves, cost, evals."""
+    """Write a run's report: docs (word diff), demos with outputs, search curves, cost, evals.
+    Several runs, or --sweep: each method's docs per tool side by side, with their cost."""
     from play2prompt.cli._common import console
-    from play2prompt.report import build_report
+    from play2prompt.report import build_comparison, build_report
 
-    files = build_report(run, runs_dir, out)
+    runs = list(runs or [])
+    if sweep and runs:
+        raise UserError("give runs or --sweep NAME, not both")
+    if not sweep and not runs:
+        raise UserError("give a run (or several, or --sweep NAME)")
+    if sweep or len(runs) > 1:
+        files = build_comparison(runs, sweep=sweep, runs_dir=runs_dir, out_dir=out,
+                                 tools=tool or None, oracle=oracle)
+        console.print(f"comparison: {files.html} (self-contained), {files.markdown}",
+                      highlight=False)
+        return
+    if tool or oracle:
+        raise UserError("--tool and --oracle go with several runs or --sweep")
+    files = build_report(runs[0], runs_dir, out)
     charts = sum(len(c) for c in files.charts.values())
     console.print(f"report: {files.html} (self-contained), {files.markdown}, {charts} chart(s) "
                   f"in {files.html.parent / 'plots'}", highlight=False)

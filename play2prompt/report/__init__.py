@@ -3,11 +3,13 @@
 - :mod:`~play2prompt.report.data`: what the report shows, read from the run's folder;
 - :mod:`~play2prompt.report.diff`: word diffs of the docs;
 - :mod:`~play2prompt.report.plots`: the charts (one PNG per chart);
+- :mod:`~play2prompt.report.compare`: several methods' docs side by side (runs or a sweep);
 - :mod:`~play2prompt.report.render`: HTML and Markdown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,3 +36,30 @@ def build_report(ref: str | Path, runs_dir: Path | None = None,
     html_path.write_text(render_html(report, charts), encoding="utf-8")
     md_path.write_text(render_markdown(report, charts, out), encoding="utf-8")
     return ReportFiles(html_path, md_path, charts)
+
+
+def build_comparison(refs: Sequence[str | Path] = (), *, sweep: str | None = None,
+                     runs_dir: Path | None = None, out_dir: Path | None = None,
+                     tools: Sequence[str] | None = None, oracle: Path | None = None
+                     ) -> ReportFiles:
+    """Write ``compare.html`` and ``compare.md``: the docs of several runs (``refs``) or of a
+    sweep's runs side by side, per tool (default folder: the sweep's ``report/``, or
+    ``runs/compare-<hash>/``)."""
+    from play2prompt.report.compare import default_folder, from_runs, from_sweep
+    from play2prompt.report.render import render_compare_html, render_compare_markdown
+    from play2prompt.store.runs import default_runs_dir
+
+    runs_dir = Path(runs_dir or default_runs_dir())
+    if sweep:
+        from play2prompt.sweep.runner import sweep_folder
+
+        comparison = from_sweep(sweep, runs_dir, tools)
+        out = Path(out_dir or sweep_folder(sweep, runs_dir) / "report")
+    else:
+        comparison = from_runs(refs, runs_dir, oracle, tools)
+        out = Path(out_dir or default_folder(comparison, runs_dir))
+    out.mkdir(parents=True, exist_ok=True)
+    html_path, md_path = out / "compare.html", out / "compare.md"
+    html_path.write_text(render_compare_html(comparison), encoding="utf-8")
+    md_path.write_text(render_compare_markdown(comparison), encoding="utf-8")
+    return ReportFiles(html_path, md_path)

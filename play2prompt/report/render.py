@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from play2prompt.report.compare import Comparison
 from play2prompt.report.data import DemoView, RunReport, ToolView
 from play2prompt.report.diff import diff_html, diff_markdown
 from play2prompt.store.meta import Meta
@@ -159,4 +160,35 @@ def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
         for label, path in charts.get(r.name, {}).items():
             lines.append(f"![{label}]({path.relative_to(base).as_posix()})")
         lines.append("")
+    return "\n".join(lines)
+
+
+# -- several methods side by side ------------------------------------------------------------
+COST_COLUMNS = ["method", "LLM samples", "tokens", "tool calls", "doc chosen because"]
+
+
+def render_compare_html(comparison: Comparison) -> str:
+    parts = [f"<h1>{_e(comparison.title)}</h1>",
+             "<p>Each method's documentation of a tool, side by side: the original doc, the "
+             "docs of the runs, the oracle doc when given.</p>",
+             "<ul>" + "".join(f'<li><a href="#tool-{_e(t)}">{_e(t)}</a></li>'
+                              for t in comparison.tools) + "</ul>"]
+    head = ["field", *(c.title for c in comparison.columns)]
+    for tool in comparison.tools:
+        parts += [f'<section class="tool" id="tool-{_e(tool)}"><h2>{_e(tool)}</h2>',
+                  _table_html(head, comparison.rows(tool)),
+                  "<h3>Cost for this tool</h3>",
+                  _table_html(COST_COLUMNS, comparison.cost_rows(tool)), "</section>"]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(comparison.title)}</title><style>{STYLE}</style></head>"
+            f"<body>{''.join(parts)}</body></html>\n")
+
+
+def render_compare_markdown(comparison: Comparison) -> str:
+    lines = [f"# {comparison.title}", ""]
+    head = ["field", *(c.title for c in comparison.columns)]
+    for tool in comparison.tools:
+        lines += [f"## {tool}", "", _table_md(head, comparison.rows(tool)), "",
+                  "Cost for this tool:", "",
+                  _table_md(COST_COLUMNS, comparison.cost_rows(tool)), ""]
     return "\n".join(lines)
