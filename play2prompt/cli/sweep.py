@@ -25,8 +25,10 @@ def sweep_command(
         "full,desc-only,demo-only,easy",
         help="comma-separated: baseline (original docs) | easytool | draft (the baseline "
              "methods) | desc-only | demo-only | full | easy (Play2Prompt's) | oracle"),
-    oracle: Optional[Path] = typer.Option(None, "--oracle", help="tools file with correct "
-                                          "docs of the same tools: adds the oracle variant"),
+    oracle: Optional[str] = typer.Option(
+        None, "--oracle", metavar="FILE|packaged",
+        help="tools file with correct docs of the same tools (or 'packaged': the benchmark's "
+             "own, BFCL): adds the oracle variant"),
     draft_rounds: Optional[int] = typer.Option(None, help="rounds of the draft variant"),
     space: Optional[list[str]] = typer.Option(
         None, "--space", metavar="NAME=V1,V2",
@@ -72,7 +74,7 @@ def sweep_command(
         check_run_id(name)  # it names folders: runs/sweeps/NAME, runs/sweep-NAME-*
     target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit)
     if oracle is not None:
-        target = target.with_oracle(oracle)
+        target = target.with_oracle(_oracle_file(oracle, benchmark))
     overrides = {"max_concurrency": max_concurrency, "task_mode": mode,
                  "draft_rounds": draft_rounds}
     default = re.sub(r"[^A-Za-z0-9._-]+", "-", target.name).strip("-.") or "sweep"
@@ -98,6 +100,17 @@ def _target(tools_file: Path | None, queries: Path | None, module: str | None,
     if tools_file is None or queries is None:
         raise UserError("give --benchmark bfcl, or a tools.json with --queries FILE")
     return tools_target(tools_file, queries, module, limit)
+
+
+def _oracle_file(oracle: str, benchmark: str | None) -> Path:
+    if oracle != "packaged":
+        return Path(oracle)
+    if benchmark != "bfcl":
+        raise UserError("--oracle packaged: only --benchmark bfcl ships oracle docs; give a "
+                        "tools file with correct docs")
+    from play2prompt.adapters.bfcl.suite import oracle_docs_path
+
+    return oracle_docs_path()
 
 
 def print_result(result: Any) -> None:

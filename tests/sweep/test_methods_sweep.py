@@ -94,3 +94,12 @@ def test_cli_sweep_prints_a_row_per_method(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code in (0, None)
     assert "EasyTool" in out and "oracle" in out and "McNemar" in out
+
+
+def test_cli_packaged_oracle_is_bfcl_only(tmp_path, capsys):
+    from tests.sweep.helpers import write_queries
+
+    code = main(["sweep", str(EXAMPLES / "tools.json"), "--queries",
+                 str(write_queries(tmp_path)), "--oracle", "packaged", "--generator", "fake",
+                 "--runs-dir", str(tmp_path / "runs"), "-q"])
+    assert code == 2 and "only --benchmark bfcl ships oracle docs" in capsys.readouterr().err
