@@ -12,7 +12,8 @@ from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "play2prompt"
-TOP = ("play2prompt.adapters", "play2prompt.cli")   # may import the core, never the reverse
+# May import the core, never the reverse.
+TOP = ("play2prompt.adapters", "play2prompt.integrations", "play2prompt.cli")
 FAKE = "play2prompt.lm.fake"
 REGISTRY = "play2prompt.benchmarks"  # names the built-in benchmark packages, by string
 

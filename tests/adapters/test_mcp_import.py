@@ -24,9 +24,10 @@ from play2prompt.tools.loading import dump_tools, load_tools
 from play2prompt.tools.model import Invocation
 from play2prompt.tools.runtime import ToolRuntime
 from tests.conftest import EXAMPLES, ROOT
+from tests.extras import need
 
-pytest.importorskip("mcp")
-pytest.importorskip("mcp_types")
+need("mcp", "mcp")
+need("mcp_types", "mcp")
 
 SERVER = ROOT / "tests" / "tools" / "mcp_tiny_server.py"
 CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"

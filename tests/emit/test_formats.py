@@ -20,6 +20,7 @@ from play2prompt.emit._base import Exporter
 from play2prompt.errors import UserError
 from play2prompt.results import load_run_result
 from tests.emit.stored import make_stored_run
+from tests.extras import need
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -137,7 +138,7 @@ def test_anthropic_tools_validate_and_system_has_the_demos(run):
 
 
 def test_mcp_tools_validate_with_the_sdk_types(run):
-    types = pytest.importorskip("mcp_types")
+    types = need("mcp_types", "mcp")
     doc = _doc(run, "mcp")
     for entry in doc["tools"]:
         tool = types.Tool.model_validate(entry)
@@ -204,7 +205,7 @@ def test_dspy_module_needs_no_dspy_to_write_or_read(run, tmp_path, monkeypatch):
 
 
 def test_dspy_module_builds_dspy_objects(run, tmp_path):
-    dspy = pytest.importorskip("dspy")
+    dspy = need("dspy", "dspy")
     module = _load_module(emit.write_export(run, "dspy", tmp_path / "m.py"), "p2p_dspy_real")
     tools = module.build_tools({"loan_payment": lambda **kw: kw["principal"]})
     assert [t.name for t in tools] == list(run.tools)

@@ -19,9 +19,10 @@ from play2prompt.tools.loading import load_tools
 from play2prompt.tools.runtime import ToolRuntime
 from tests.conftest import EXAMPLES, ROOT
 from tests.emit.stored import copy_tools_file, make_stored_run
+from tests.extras import need
 
-mcp = pytest.importorskip("mcp")
-pytest.importorskip("mcp_types")
+mcp = need("mcp", "mcp")
+need("mcp_types", "mcp")
 
 CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"
 

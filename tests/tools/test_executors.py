@@ -114,3 +114,39 @@ def test_an_output_too_long_for_str_is_kept_exactly_in_hex(ctx, tmp_path):
     small = asyncio.run(runtime.run(Invocation("factorial", {"n": 20})))
     assert small.output == 2432902008176640000
     store.close()
+
+
+def test_callable_executor_runs_the_function_in_process(ctx):
+    """``{"callable": key}``: the caller's own function; output, exception, hang, async, and a
+    missing callable each become an observation."""
+    import asyncio
+
+    seen = []
+
+    def double(x: int) -> dict:
+        seen.append(x)
+        return {"twice": 2 * x}
+
+    def boom(x: int) -> None:
+        raise ValueError(f"bad x {x}")
+
+    def hang(x: int) -> None:
+        time.sleep(30)
+
+    async def later(x: int) -> int:
+        await asyncio.sleep(0)
+        return x + 1
+
+    ctx.callables.update(double=double, boom=boom, hang=hang, later=later)
+    run = {name: make_executor(_tool(name, {"callable": name}), ctx)
+           for name in ("double", "boom", "hang", "later", "gone")}
+    assert run["double"].execute({"x": 4}).output == {"twice": 8} and seen == [4]
+    obs = run["boom"].execute({"x": 1})
+    assert not obs.ok and obs.error_type == "exception" and obs.error == "ValueError: bad x 1"
+    start = time.perf_counter()
+    obs = run["hang"].execute({"x": 1}, timeout=0.3)
+    assert obs.error_type == "timeout" and time.perf_counter() - start < 5
+    assert run["later"].execute({"x": 1}).output == 2
+    obs = run["gone"].execute({"x": 1})
+    assert obs.error_type == "unavailable" and "in-process" in obs.error
+    assert asyncio.run(run["double"].aexecute({"x": 5})).output == {"twice": 10}

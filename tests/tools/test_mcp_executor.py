@@ -18,9 +18,10 @@ from play2prompt.tools.executors.mcp import result_output
 from play2prompt.tools.loading import parse_tools
 from play2prompt.tools.model import Invocation, Tool
 from play2prompt.tools.runtime import ToolRuntime
+from tests.extras import need
 
-pytest.importorskip("mcp")
-mcp_types = pytest.importorskip("mcp_types")
+need("mcp", "mcp")
+mcp_types = need("mcp_types", "mcp")
 
 HERE = Path(__file__).resolve().parent
 SERVER = {"command": sys.executable, "args": ["mcp_tiny_server.py"]}

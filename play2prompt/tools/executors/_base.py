@@ -33,6 +33,7 @@ ENTRY_POINT_GROUP = "play2prompt.executors"
 
 BUILTIN_EXECUTORS: dict[str, str] = {
     "python": "play2prompt.tools.executors.python:PythonExecutor",
+    "callable": "play2prompt.tools.executors.callable:CallableExecutor",
     "http": "play2prompt.tools.executors.http:HttpExecutor",
     "sqlite": "play2prompt.tools.executors.sqlite:SqliteExecutor",
     "mcp": "play2prompt.tools.executors.mcp:McpExecutor",
@@ -54,9 +55,10 @@ class ToolCallError(Exception):
 @dataclass
 class ExecContext:
     """What executors may need besides their spec: where paths are relative to, an LM for
-    simulated APIs, the run store, shared resources (worker processes) to close at the end, the
-    bound on one observation (characters) and the run's scrubber (its secrets: whatever
-    publishes tool output or error text passes it through ``scrubber.text``/``.value``)."""
+    simulated APIs, the run store, in-process callables by key (the ``callable`` executor),
+    shared resources (worker processes) to close at the end, the bound on one observation
+    (characters) and the run's scrubber (its secrets: whatever publishes tool output or error
+    text passes it through ``scrubber.text``/``.value``)."""
 
     base_dir: Path = field(default_factory=Path.cwd)
     lm: Any = None
@@ -65,6 +67,7 @@ class ExecContext:
     resources: dict[str, Any] = field(default_factory=dict)
     observation_limit: int | None = DEFAULT_LIMIT
     scrubber: Scrubber = field(default_factory=Scrubber)
+    callables: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
         for res in list(self.resources.values()):

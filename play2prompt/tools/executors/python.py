@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import Executor, ToolCallError
 from play2prompt.tools.executors._worker import WorkerPool, resolve_callable, tool_env
+from play2prompt.tools.executors.callable import call_with_timeout
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEYS = {"function", "env", "workers"}
@@ -69,23 +69,7 @@ class PythonExecutor(Executor):
     def _call_in_thread(self, arguments: dict[str, Any], timeout: float) -> Any:
         if self._fn is None:
             self._fn = resolve_callable(self.ref, self.search_paths)
-        box: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                box["out"] = self._fn(**arguments)
-            except BaseException as exc:  # noqa: BLE001 - reported as an observation
-                box["exc"] = exc
-
-        thread = threading.Thread(target=run, daemon=True)
-        thread.start()
-        thread.join(timeout)
-        if thread.is_alive():
-            raise ToolCallError(f"no answer within {timeout:g} s (abandoned)", "timeout")
-        if "exc" in box:
-            exc = box["exc"]
-            raise ToolCallError(f"{type(exc).__name__}: {exc}", "exception")
-        return box.get("out")
+        return call_with_timeout(self._fn, arguments, timeout)
 
 
 def check_spec(target: Any, where: str) -> str:
