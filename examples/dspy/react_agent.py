@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     dspy.configure(lm=lm, adapter=dspy.JSONAdapter())
     agent, data = make_agent(), devset(limit=args.limit)
     if not args.model:   # a 135M model keeps the format only when decoding against a schema
-        constrain_outputs(agent)
+        constrain_outputs(agent, max_text=160)
     evaluate = dspy.Evaluate(devset=data, metric=called_right, num_threads=1,
                              display_progress=False)
 

@@ -211,9 +211,17 @@ def test_dspy_module_builds_dspy_objects(run, tmp_path):
     assert [t.name for t in tools] == list(run.tools)
     assert isinstance(tools[0], dspy.Tool) and tools[0].desc.startswith("Monthly payment")
     assert tools[0](principal=5, annual_rate=1, years=2) == 5
-    examples = module.build_examples()
-    assert examples[0].question.startswith("What is the monthly payment")
-    assert set(examples[0].inputs().keys()) == {"question"}
+    forecast = tools[2]        # an optional argument gets a default: DSPy's "not required"
+    assert forecast.args["units"]["default"] == "c" and forecast.args["class"]["default"] is None
+    assert "default" not in forecast.args["city"]
+    assert forecast.format_as_litellm_function_call()["function"]["parameters"]["required"] == [
+        "city"]
+    demos = module.build_demos("question")
+    assert demos[0].question.startswith("What is the monthly payment")
+    assert demos[0].next_tool_name == "loan_payment" and demos[0].next_tool_args["years"] == 30
+    assert set(demos[0].inputs().keys()) == {"question", "trajectory"}
+    agent = module.build_react({"loan_payment": lambda **kw: kw["principal"]})
+    assert agent.react.demos == demos and str(tools[0]) in agent.react.signature.instructions
 
 
 class ShoutExporter(Exporter):

@@ -38,7 +38,7 @@ def test_the_example_agent_on_the_embedded_model(tmp_path):
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     lm = dspy_lm("embedded", max_tokens=300)
     agent = example.make_agent(("loan_payment",), max_iters=2)
-    constrain_outputs(agent)
+    constrain_outputs(agent, max_text=160)
     evaluate = dspy.Evaluate(devset=example.devset(("loan_payment",), limit=2),
                              metric=example.called_right, num_threads=1,
                              display_progress=False)
