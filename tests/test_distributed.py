@@ -19,7 +19,10 @@ from tests.extras import need
 from tests.scale_support import CrashOnce, JitterLM, tools_part
 from tests.test_concurrency import DeadFor
 
-CONFIG = preset("quick", seed=5, choose_demo_count=False)  # every run ships its k demos
+# A generous tool timeout: the tools answer in milliseconds, but a busy host can take seconds
+# to start a tool process, and a timeout would make the two runs differ.
+CONFIG = preset("quick", seed=5, tool_timeout=60.0,
+                choose_demo_count=False)  # every run ships its k demos
 
 
 def _run(tools, lm, tmp_path, run_id, **kwargs):
