@@ -53,17 +53,19 @@ def make_agent(names: tuple[str, ...] = TOOLS, max_iters: int = 3) -> dspy.ReAct
 
 
 def devset(names: tuple[str, ...] = TOOLS, limit: int | None = None) -> list[dspy.Example]:
-    """The example queries of the tools, with the output the correct call returns."""
-    out = []
+    """The example queries of the tools (at most ``limit`` per tool, in file order), with the
+    output the correct call returns."""
+    out: list[dspy.Example] = []
     for line in (HERE.parent / "queries.jsonl").read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         call = item["calls"][0]
-        if len(item["calls"]) != 1 or call["name"] not in names:
+        if len(item["calls"]) != 1 or call["name"] not in names or (
+                limit and sum(e.tool == call["name"] for e in out) >= limit):
             continue
         gold = getattr(example_tools, call["name"])(**call["arguments"])
         out.append(dspy.Example(question=item["query"], tool=call["name"], gold=gold,
                                 match=item.get("match", "exact")).with_inputs("question"))
-    return out[:limit] if limit else out
+    return out
 
 
 def called_right(example: dspy.Example, prediction: dspy.Prediction, trace=None) -> bool:
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None,
                         help="a dspy.LM model name (default: play2prompt's embedded model)")
     parser.add_argument("--preset", default="quick")
-    parser.add_argument("--limit", type=int, default=None, help="evaluate on the first N queries")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="evaluate on the first N queries of each tool")
     parser.add_argument("--runs-dir", default="runs")
     parser.add_argument("--out", default=None, help="write the numbers here (JSON)")
     args = parser.parse_args(argv)

@@ -14,7 +14,7 @@ from play2prompt.tools.model import Invocation
 from tests.conftest import EXAMPLES
 from tests.extras import need
 
-# The heaviest embedded test (an optimization and four agent episodes): room on a busy host.
+# The heaviest embedded test (an optimization and two agent episodes): room on a busy host.
 pytestmark = [pytest.mark.embedded, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 dspy = need("dspy", "dspy")
