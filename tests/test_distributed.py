@@ -31,6 +31,7 @@ def _run(tools, lm, tmp_path, run_id, **kwargs):
 
 
 KEEP = {"llm_calls": ("key", "status", "response"), "executions": ("key", "ok", "observation"),
+        "blobs": ("key", "value"),
         "candidates": ("id", "tool", "stage", "iteration", "parent", "state", "reward",
                        "payload")}
 
