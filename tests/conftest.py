@@ -45,7 +45,8 @@ def example_tools():
 
 @pytest.fixture
 def exec_ctx(tmp_path: Path) -> ExecContext:
-    ctx = ExecContext(base_dir=EXAMPLES, default_timeout=5.0)
+    # generous: tools answer in milliseconds, but a busy host can take seconds to start one
+    ctx = ExecContext(base_dir=EXAMPLES, default_timeout=30.0)
     yield ctx
     ctx.close()
 
