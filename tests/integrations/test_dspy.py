@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import time
 
 import pytest
@@ -136,21 +137,41 @@ def _agent():
 def _player():
     return FakeLM(rules=play_rules({
         "loan_payment": [{"principal": 1000, "annual_rate": 5, "years": 2},
+                         {"principal": 2000, "annual_rate": 4, "years": 3},
+                         {"principal": 1500, "annual_rate": 6, "years": 5},
                          {"principal": 1000, "annual_rate": 500, "years": 2}],
         "slow_lookup": [{"code": "ab"}, {"code": "hang"}]}), fill_schema=True)
 
 
+class _ReadsTheDoc(dspy.utils.DummyLM):
+    """DSPy's DummyLM as a task model that gets the rate right only when the prompt says it
+    is a percentage (the tool's own error says so; the original docstring does not)."""
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        text = json.dumps([prompt, messages])
+        asked = messages[-1]["content"] if messages else str(prompt)
+        numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", asked)]
+        principal, rate, years = (numbers + [0, 0, 0])[:3]
+        if "percentage" not in text:
+            rate = rate / 100                      # read as a fraction, as small models do
+        self.answers = {"": {"name": "loan_payment", "arguments": {
+            "principal": principal, "annual_rate": rate, "years": int(years)}}}
+        return super().forward(prompt=prompt, messages=messages, **kwargs)
+
+
 def test_optimize_program_writes_back_where_react_reads(tmp_path):
     agent = _agent()
-    task = dspy.utils.DummyLM({"": {"name": "loan_payment", "arguments": {
-        "principal": 1000, "annual_rate": 5, "years": 2}}}, adapter=dspy.JSONAdapter())
-    config = preset("quick", seed=3, tool_timeout=0.5)
+    task = _ReadsTheDoc({}, adapter=dspy.JSONAdapter())
+    # every run ships its k demos here (the held-out choice of 0, 1 or k is tested elsewhere)
+    config = preset("quick", seed=3, tool_timeout=0.5, choose_demo_count=False)
     result = optimize_program(agent, generator=_player(), task_model=task, config=config,
                               runs_dir=tmp_path, run_id="dspy", demos_per_tool=2)
     run = result.run
     assert set(run.tools) == {"loan_payment", "slow_lookup"}
     loan = agent.tools["loan_payment"]
     assert loan.desc == run.tools["loan_payment"].doc.description != "Loan calculator."
+    assert run.tools["loan_payment"].doc_reason.startswith("facts from tool play")
+    assert "percentage" in json.dumps(run.tools["loan_payment"].doc.to_dict())
     # The tools really ran, in process: a raising call and a hanging one are observations.
     store = open_run("dspy", tmp_path, read_only=True)
     outcomes = {(r[0], r[1]) for r in store._query(

@@ -1,7 +1,8 @@
 """Every registered LM backend keeps the LM contract (play2prompt.testing.lm), offline: the
-fake; the embedded model; openai-compat, openai and ollama against the embedded runtime's
-llama.cpp server on loopback; vllm with a fake ``vllm`` module. A backend without a supplier
-here fails ``test_every_registered_backend_has_a_supplier``."""
+fake; DSPy's DummyLM behind the dspy backend (an entry point); the embedded model;
+openai-compat, openai and ollama against the embedded runtime's llama.cpp server on
+loopback; vllm with a fake ``vllm`` module. A backend without a supplier here fails
+``test_every_registered_backend_has_a_supplier``."""
 
 from __future__ import annotations
 
@@ -45,7 +46,21 @@ def _vllm(request):
     return make_lm("vllm:org/model", batch_window=0.0)
 
 
-SUPPLIERS = {"fake": _fake, "embedded": _embedded, "openai-compat": _compat,
+def _dspy(request):
+    """DSPy's own DummyLM behind the dspy: backend, answering by what the last message asks."""
+    from tests.extras import need
+
+    dspy = need("dspy", "dspy")
+    from play2prompt.integrations.dspy import DspyLM
+
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+    return DspyLM(dspy.utils.DummyLM({
+        "Paris": {"city": "Paris", "days": 3},
+        "Oslo": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+        "hello": {"answer": "Hello"}}, adapter=dspy.JSONAdapter()))
+
+
+SUPPLIERS = {"fake": _fake, "dspy": _dspy, "embedded": _embedded, "openai-compat": _compat,
              "openai": _openai, "ollama": _ollama, "vllm": _vllm}
 LOCAL_MODEL = {"embedded", "openai-compat", "openai", "ollama"}   # run the embedded model
 
@@ -60,7 +75,7 @@ def built():
 
 
 @pytest.fixture(params=[pytest.param(k, marks=pytest.mark.embedded) if k in LOCAL_MODEL else k
-                        for k in sorted(BUILTIN_BACKENDS)])
+                        for k in sorted(set(BUILTIN_BACKENDS) | set(available_backends()))])
 def lm(request, built):
     """The backend's LM, as if new: no log, fresh statistics, nothing in flight (the local
     model's backends are built once per module; the others for each test)."""

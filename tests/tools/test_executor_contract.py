@@ -1,5 +1,6 @@
 """Every registered executor keeps the executor contract (play2prompt.testing.executors):
-python, http on loopback, sqlite, mcp (a real stdio server), simulated, and the executors
+python, callable (in process), http on loopback, sqlite, mcp (a real stdio server), simulated,
+and the executors
 benchmarks register (StableToolBench's). An executor without a case here fails
 ``test_every_registered_executor_has_a_case``."""
 
@@ -123,8 +124,24 @@ def stabletoolbench_case(tmp_path):
                         {"name": "nobody"}, lambda out: "Lionel Messi" in json.dumps(out))
 
 
-CASES = {"python": python_case, "http": http_case, "sqlite": sqlite_case, "mcp": mcp_case,
-         "simulated": simulated_case, "stabletoolbench": stabletoolbench_case}
+def _double(x):
+    return 2 * x
+
+
+def _fail(x):
+    raise ValueError("no")
+
+
+def callable_case(tmp_path):
+    ctx = ExecContext(base_dir=tmp_path, default_timeout=10,
+                      callables={"double": _double, "fail": _fail})
+    return ExecutorCase(_tool("double", {"callable": "double"}), ctx, {"x": 3}, {"x": 3},
+                        lambda out: out == 6, _tool("fail", {"callable": "fail"}))
+
+
+CASES = {"python": python_case, "callable": callable_case, "http": http_case,
+         "sqlite": sqlite_case, "mcp": mcp_case, "simulated": simulated_case,
+         "stabletoolbench": stabletoolbench_case}
 
 
 @pytest.fixture(autouse=True)
