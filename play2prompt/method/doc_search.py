@@ -326,8 +326,10 @@ class _ChildrenOf:
 async def choose_doc(space: DocSpace, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
                      hold: Sequence[Example]) -> DocSearchOutcome:
     """The best candidate other than D0 by training score (on a tie the facts doc first: it
-    states only what execution established), kept only if it does not score below D0 on the
-    training batch and scores strictly higher than D0 on the held-out examples."""
+    states only what execution established), kept only if it scores strictly higher than D0 on
+    all the verified examples (training and held-out together) and not lower on the held-out
+    ones. With one or two held-out examples the original often gets them all right already; a
+    tie there says nothing, while the training examples it failed do."""
     d0_key = DocCandidate(d0).key
     rank = {"facts": 0, "rewrite": 1}
     others = [n for n in history if n.item.key != d0_key]
@@ -348,14 +350,23 @@ async def choose_doc(space: DocSpace, d0: ToolDoc, history: Sequence[Node[DocCan
         space.evaluate(d0, hold, fresh=HOLDOUT_SEED),
         space.evaluate(best.item.doc, hold, fresh=HOLDOUT_SEED))
     scores.update(d0_holdout=d0_hold.accuracy, best_holdout=best_hold.accuracy)
+    n_train, n_hold = len(space.batch), len(hold)
+    d0_all = (d0_train * n_train + d0_hold.accuracy * n_hold) / (n_train + n_hold)
+    best_all = (best_train * n_train + best_hold.accuracy * n_hold) / (n_train + n_hold)
+    scores.update(d0_all=round(d0_all, 4), best_all=round(best_all, 4))
     kind = "facts from tool play" if best.item.kind == "facts" else "rewrite"
-    if best_hold.accuracy <= d0_hold.accuracy:
+    if best_hold.accuracy < d0_hold.accuracy:
         reason = (f"kept the original: the best {kind} scored {best_hold.accuracy:.2f} on "
-                  f"{len(hold)} held-out example(s), not above the original's "
-                  f"{d0_hold.accuracy:.2f}")
+                  f"{n_hold} held-out example(s), below the original's {d0_hold.accuracy:.2f}")
         return DocSearchOutcome(d0, False, reason, scores)
-    reason = (f"{kind}: training accuracy {d0_train:.2f} -> {best_train:.2f}, held-out "
-              f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f}")
+    if best_all <= d0_all:
+        reason = (f"kept the original: the best {kind} scored {best_all:.2f} on the "
+                  f"{n_train + n_hold} verified examples, not above the original's "
+                  f"{d0_all:.2f}")
+        return DocSearchOutcome(d0, False, reason, scores)
+    reason = (f"{kind}: accuracy on {n_train + n_hold} verified examples {d0_all:.2f} -> "
+              f"{best_all:.2f} (training {d0_train:.2f} -> {best_train:.2f}, held-out "
+              f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f})")
     return DocSearchOutcome(best.item.doc, True, reason, scores)
 
 

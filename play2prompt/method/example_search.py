@@ -24,8 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.facts import FactBook, known_doc, probes, seen
-from play2prompt.method.play import NOT_EXECUTED, PlayResult, ToolPlayer
+from play2prompt.method.facts import Fact, FactBook, known_doc, probes, seen
+from play2prompt.method.play import (
+    NOT_EXECUTED,
+    PlayResult,
+    ToolPlayer,
+    code_verdict,
+    found_nothing,
+)
 from play2prompt.method.requests import REREAD_PROBLEM, Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.method.task_prompt import Demo
@@ -195,13 +201,18 @@ class ExampleSpace:
         valid = [a for a in executed if a.verdict == 0]
         if not executed or (self.probed and (self.probed_valid or not valid)):
             return
-        start = (valid or executed)[0].invocation
+        worked = [a for a in executed if a.observation.ok]   # ran, maybe finding nothing
+        first = (valid or worked or executed)[0]
+        start = first.invocation
         self.probed_valid = bool(valid)
         calls = probes(self.tool, start)
         observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
+        empty = first.observation.ok and found_nothing(first.observation.output)
         for (param, inv), raw in zip(calls, observations):
             obs = seen(raw, self.engine.scrubber)
             self.book.observe(inv, obs, probed=param)
+            if empty and code_verdict(obs)[0] == 0:
+                self.book.add(found_with(param, start, inv, obs))
             self.probed.append((param, inv, obs))
         self.engine.store.put_candidate(
             f"probe-{self.tool.name}-{len(self.probed)}", tool=self.tool.name, stage="probe",
@@ -392,3 +403,14 @@ async def write_answers(examples: Sequence[Example], tool: Tool, engine: Engine)
         return replace(ex, answer=str(a["answer"]).strip() if a else "")
 
     return list(await asyncio.gather(*(one(ex) for ex in examples)))
+
+
+def found_with(param: str, start: Invocation, probe: Invocation, obs: Observation) -> Fact:
+    """What a probe shows when the call it varies found nothing and the probe found results
+    (a price in cents searched with dollars finds nothing; a hundred times it finds some)."""
+    before, after = start.arguments.get(param), probe.arguments.get(param)
+    text = (f"With {param}={before!r} the tool found nothing; with {param}={after!r} it "
+            f"found results.")
+    return Fact(param, "rule", text, (), f"{probe.to_python()[:200]} -> {obs.render(200)}",
+                probe.key())
+

@@ -205,7 +205,10 @@ class FactBook:
         params = list(self.tool.properties)
         made = _made(inv, obs)
         error = obs.error or ""
-        culprits = [probed] if probed else [
+        # a probe is to blame only when the error is about its value (a probe of a call that
+        # failed for another reason gets that other error back)
+        culprits = [probed] if probed and (_contains_value(error, inv.arguments.get(probed))
+                                           or mentions(error, probed)) else [
             p for p in params if p in inv.arguments and _contains_value(error, inv.arguments[p])]
         for clause in clauses(error):
             if _INTERNAL.search(clause):

@@ -144,3 +144,40 @@ def test_the_docs_own_examples_are_probed_and_refuted(tools, exec_ctx):
     assert any(inv.arguments["from_tz"] == "EST" for _, inv in calls)
     assert doc.params["from_tz"].startswith("zone, e.g. EST. Use IANA names")
     assert "Format: HH:MM." in doc.params["time"]
+
+
+def test_a_probe_of_a_call_that_failed_for_another_reason_is_not_blamed(tools, exec_ctx):
+    """Every probe of a call with a bad category gets the category error back: the list is
+    the category's, never the probed query's or sort order's."""
+    from play2prompt.tools.runtime import ToolRuntime
+
+    tool = tools["search_products"]
+    runtime = ToolRuntime([tool], exec_ctx)
+    start = Invocation("search_products", {"query": "phone", "category": "Electronics",
+                                           "max_price": 1500, "sort_by": "price"})
+    book = FactBook(tool)
+    for param, inv in probes(tool, start):
+        book.observe(inv, _run(runtime, inv), probed=param)
+    assert "electronics" in book.accepted("category")
+    assert book.accepted("query") == () and book.accepted("sort_by") == ()
+
+
+def test_a_probe_that_finds_what_the_call_did_not_is_a_fact(tools, exec_ctx):
+    from play2prompt.method.example_search import found_with
+    from play2prompt.method.play import code_verdict, found_nothing
+    from play2prompt.tools.runtime import ToolRuntime
+
+    tool = tools["search_products"]
+    runtime = ToolRuntime([tool], exec_ctx)
+    start = Invocation("search_products", {"query": "kettle", "category": "kitchen",
+                                           "max_price": 100})
+    first = _run(runtime, start)
+    assert first.ok and found_nothing(first.output)             # 100 cents: nothing
+    scaled = dict(probes(tool, start))["max_price"]             # the last max_price probe wins
+    obs = _run(runtime, scaled)
+    assert code_verdict(obs)[0] == 0
+    fact = found_with("max_price", start, scaled, obs)
+    book = FactBook(tool, [fact])
+    assert book.sentences("max_price") == [
+        f"With max_price=100 the tool found nothing; with max_price="
+        f"{scaled.arguments['max_price']!r} it found results."]
