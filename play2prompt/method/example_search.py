@@ -205,9 +205,9 @@ class ExampleSpace:
         first = (valid or worked or executed)[0]
         start = first.invocation
         self.probed_valid = bool(valid)
-        calls = probes(self.tool, start)
-        observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
         empty = first.observation.ok and found_nothing(first.observation.output)
+        calls = probes(self.tool, start) + (without_optional(self.tool, start) if empty else [])
+        observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
         for (param, inv), raw in zip(calls, observations):
             obs = seen(raw, self.engine.scrubber)
             self.book.observe(inv, obs, probed=param)
@@ -405,12 +405,21 @@ async def write_answers(examples: Sequence[Example], tool: Tool, engine: Engine)
     return list(await asyncio.gather(*(one(ex) for ex in examples)))
 
 
+def without_optional(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
+    """The call ``inv`` without each of its optional arguments in turn (for a search that
+    found nothing: which argument narrowed it to nothing)."""
+    required = set(tool.required)
+    return [(name, Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != name}))
+            for name in inv.arguments if name not in required]
+
+
 def found_with(param: str, start: Invocation, probe: Invocation, obs: Observation) -> Fact:
     """What a probe shows when the call it varies found nothing and the probe found results
     (a price in cents searched with dollars finds nothing; a hundred times it finds some)."""
-    before, after = start.arguments.get(param), probe.arguments.get(param)
-    text = (f"With {param}={before!r} the tool found nothing; with {param}={after!r} it "
-            f"found results.")
+    before = start.arguments.get(param)
+    after = (f"with {param}={probe.arguments[param]!r}" if param in probe.arguments
+             else f"without {param}")
+    text = f"With {param}={before!r} the tool found nothing; {after} it found results."
     return Fact(param, "rule", text, (), f"{probe.to_python()[:200]} -> {obs.render(200)}",
                 probe.key())
 

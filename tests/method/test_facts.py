@@ -181,3 +181,19 @@ def test_a_probe_that_finds_what_the_call_did_not_is_a_fact(tools, exec_ctx):
     assert book.sentences("max_price") == [
         f"With max_price=100 the tool found nothing; with max_price="
         f"{scaled.arguments['max_price']!r} it found results."]
+
+
+def test_a_search_that_found_nothing_is_retried_without_each_optional_argument(tools, exec_ctx):
+    from play2prompt.method.example_search import found_with, without_optional
+    from play2prompt.method.play import code_verdict
+    from play2prompt.tools.runtime import ToolRuntime
+
+    tool = tools["search_products"]
+    runtime = ToolRuntime([tool], exec_ctx)
+    start = Invocation("search_products", {"query": "smartphone", "category": "electronics"})
+    dropped = dict(without_optional(tool, start))
+    assert dropped["query"].arguments == {"category": "electronics"}
+    obs = _run(runtime, dropped["query"])
+    assert code_verdict(obs)[0] == 0
+    assert found_with("query", start, dropped["query"], obs).text == (
+        "With query='smartphone' the tool found nothing; without query it found results.")
