@@ -2,6 +2,7 @@
 
     python examples/dspy/react_agent.py            # the embedded model, no key, no network
     python examples/dspy/react_agent.py --model openai/gpt-4o-mini   # any dspy.LM model
+    python examples/dspy/react_agent.py --embedded qwen2.5-coder-0.5b --limit 4   # a named model
 
 The tools are real functions (examples/tools.py) documented as tools often are: thinly.
 ``dspy.Evaluate`` scores the agent on the example queries of those two tools (a query counts
@@ -80,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None,
                         help="a dspy.LM model name (default: play2prompt's embedded model)")
+    parser.add_argument("--embedded", default="",
+                        help="an embedded model name or GGUF path (default: the default model)")
     parser.add_argument("--preset", default="quick")
     parser.add_argument("--limit", type=int, default=None,
                         help="evaluate on the first N queries of each tool")
@@ -87,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="write the numbers here (JSON)")
     args = parser.parse_args(argv)
 
-    lm = dspy.LM(args.model) if args.model else dspy_lm("embedded", max_tokens=400)
+    spec = f"embedded:{args.embedded}" if args.embedded else "embedded"
+    lm = dspy.LM(args.model) if args.model else dspy_lm(spec, max_tokens=400)
     dspy.configure(lm=lm, adapter=dspy.JSONAdapter())
     agent, data = make_agent(), devset(limit=args.limit)
     if not args.model:   # a 135M model keeps the format only when decoding against a schema
@@ -114,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"after:  {after:.1f} % of {len(data)} queries ({t_after:.0f} s)")
     if args.out:
         Path(args.out).write_text(json.dumps({
-            "model": args.model or "embedded", "queries": len(data), "before": before,
+            "model": args.model or spec, "queries": len(data), "before": before,
             "after": after, "run_id": result.run.run_id, "wall_s": {
                 "evaluate_before": round(t_before), "optimize": round(t_opt),
                 "evaluate_after": round(t_after)},
