@@ -16,7 +16,7 @@ import asyncio
 import importlib
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -153,6 +153,7 @@ def optimize(
     ray_address: str | None = None,
     recompute: bool = False,
     method: str | None = None,
+    prepare: Callable[[RunStore], None] | None = None,
 ) -> RunResult:
     """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``.
 
@@ -161,7 +162,9 @@ def optimize(
     ``executor``: ``local`` (tools concurrently in this process) or ``ray`` (one Ray task per
     tool, on the cluster at ``ray_address`` or a local instance). ``recompute``: with
     ``resume``, redo every tool from the run's log (logged calls are free). One process at a
-    time works on a run (a second one is refused, naming the first one's pid). Returns the
+    time works on a run (a second one is refused, naming the first one's pid). ``prepare``:
+    for a new run, called with its store once it is created, before any LLM call (``p2p
+    refresh`` stores there the results it reuses and the facts play starts from). Returns the
     published result (scrubbed, as written to ``result.json``)."""
     if method is not None:
         config = replace(config or preset("default"), method=check_method(method))
@@ -173,11 +176,22 @@ def optimize(
         if resume and method is not None and method != run.config.method:
             raise UserError(f"run {resume!r} was made with method {run.config.method!r}, not "
                             f"{method!r}")
+        if prepare is not None and not resume:
+            _prepare(run.store, prepare)
         return _optimize(run, metaprompts_dir, reporter, exec_ctx, executor, ray_address,
                          recompute)
     finally:
         run.pool.close()
         run.lock.release()
+
+
+def _prepare(store: RunStore, prepare: Callable[[RunStore], None]) -> None:
+    try:
+        prepare(store)
+    except BaseException as exc:
+        store.set_meta(Meta.STATUS, Status.FAILED)
+        store.set_meta(Meta.ERROR, f"{type(exc).__name__}: {exc}"[:1000])
+        raise
 
 
 def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Reporter | None,

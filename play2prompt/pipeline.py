@@ -35,6 +35,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
+from play2prompt.method.facts import Fact, FactBook
 from play2prompt.optimizers import load_optimizer
 from play2prompt.results import ToolResult
 from play2prompt.search import SearchResult
@@ -54,7 +55,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     eng = engine.for_tool(tool.name)
     cfg = eng.config
     eng.reporter.start(tool.name, tool_budget(cfg))
-    search, space = await search_examples(tool, eng)
+    search, space = await search_examples(tool, eng, seed_facts(eng, tool))
     examples = distinct_examples(search.history)
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
     book = space.book.without(ex.invocation.key() for ex in hold)
@@ -79,6 +80,15 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
                       f"{len(examples)} verified examples, {len(demos)} demos, "
                       f"{'doc changed' if result.doc_changed else 'kept the original doc'}")
     return result
+
+
+def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:
+    """The facts the run's play starts from for ``tool`` (a refreshed run records them: the
+    earlier run's facts still true of the tool), or None."""
+    seeds = engine.store.get_meta(Meta.SEED_FACTS) or {}
+    if tool.name not in seeds:
+        return None
+    return FactBook(tool, [Fact.from_dict(f) for f in seeds[tool.name]])
 
 
 def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: ExampleSpace,

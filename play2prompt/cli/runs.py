@@ -38,6 +38,11 @@ def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P
     console.print(f"run {meta.get(Meta.RUN_ID)} ({status}), created "
                   f"{meta.get(Meta.CREATED)}")
     console.print(f"models: {Scrubber().value(meta.get(Meta.MODELS))}")  # keys in URLs
+    origin = meta.get(Meta.REFRESHED_FROM)
+    if origin:
+        console.print(f"refreshed from run {origin.get('run')}: re-optimized "
+                      f"{', '.join(origin.get('reoptimized') or []) or 'none'}; reused "
+                      f"{', '.join(origin.get('reused') or []) or 'none'}")
     rows = []
     for name, r in store.results().items():
         s = r.get("stats", {})

@@ -106,12 +106,14 @@ class Example:
 class ExampleSpace:
     """The search space of Step 1 for one tool (see the module docstring)."""
 
-    def __init__(self, tool: Tool, engine: Engine) -> None:
+    def __init__(self, tool: Tool, engine: Engine, known: FactBook | None = None) -> None:
         self.tool = tool
         self.engine = engine
         self.player = ToolPlayer(tool, engine)
         self.writer = RequestWriter(tool, engine)
-        self.book = FactBook(tool)        # the tool's facts, as of the current iteration
+        # the tool's facts, as of the current iteration (``known``: what play starts from,
+        # e.g. the facts of an earlier run still true of the tool)
+        self.book = FactBook(tool, known.all_facts() if known is not None else ())
         self.failed: dict[str, str] = {}  # calls that failed, same snapshot
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
         self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
@@ -325,9 +327,11 @@ class ExampleSpace:
         return str(r["reflection"]).strip() if r else ""
 
 
-async def search_examples(tool: Tool, engine: Engine) -> tuple[SearchResult[Example], ExampleSpace]:
-    """Run Step 1 for ``tool`` and log every candidate in the store."""
-    space = ExampleSpace(tool, engine)
+async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None
+                          ) -> tuple[SearchResult[Example], ExampleSpace]:
+    """Run Step 1 for ``tool`` and log every candidate in the store. ``known``: facts play
+    starts from (a refreshed run's, re-probed against the tool as it is now)."""
+    space = ExampleSpace(tool, engine, known)
     settings = engine.config.examples
 
     async def on_iteration(iteration: int, new: list[Node[Example]],

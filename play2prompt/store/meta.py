@@ -1,7 +1,8 @@
 """A run store's ``meta`` table: its keys, named once, and the typed record read from it.
 
 An optimization run records its id, creation time, status, config, tools, model specs and base
-folder (what ``--resume`` needs); an evaluation store records its ``kind`` and its config.
+folder (what ``--resume`` needs); a refreshed run also where it came from and the facts its
+play starts from; an evaluation store records its ``kind`` and its config.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class Meta:
     LAST_STATS = "last_stats"    # the last session's cost
     EVAL_CONFIG = "eval_config"  # a benchmark evaluation's settings (Spider, StableToolBench)
     CALIBRATION = "calibration"  # whether the generator judges and grades (measured once)
+    REFRESHED_FROM = "refreshed_from"  # a refresh: the run it came from, what it reused
+    SEED_FACTS = "seed_facts"    # {tool: [facts]}: what play starts from (a refresh's re-probed)
 
 
 class Status:
@@ -53,6 +56,8 @@ class RunMeta:
     last_stats: Mapping[str, Any] | None = None
     eval_config: Mapping[str, Any] | None = None
     calibration: Mapping[str, Any] | None = None
+    refreshed_from: Mapping[str, Any] | None = None
+    seed_facts: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, meta: Mapping[str, Any]) -> RunMeta:

@@ -111,6 +111,8 @@ def api_doc_text(spec: Mapping[str, Any]) -> str:
 
 
 class StableToolBenchExecutor(Executor):
+    needs_lm = True   # answered by an LLM simulator when neither cache nor server answers
+
     def __init__(self, tool: Any, spec: Any, ctx: Any) -> None:
         super().__init__(tool, spec, ctx)
         conf = spec.get("stabletoolbench")

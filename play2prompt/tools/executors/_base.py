@@ -79,7 +79,12 @@ class ExecContext:
 
 
 class Executor(ABC):
-    """Run one tool. Implement :meth:`_call`; everything else lives here."""
+    """Run one tool. Implement :meth:`_call`; everything else lives here.
+
+    ``needs_lm``: the executor may ask a language model (``ctx.lm``) for an answer (an
+    LLM-simulated API); what must not call a model (``p2p verify``) leaves such tools out."""
+
+    needs_lm: bool = False
 
     def __init__(self, tool: Tool, spec: Mapping[str, Any], ctx: ExecContext) -> None:
         self.tool = tool

@@ -224,6 +224,8 @@ def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 class SimulatedExecutor(Executor):
+    needs_lm = True
+
     def __init__(self, tool: Any, spec: Any, ctx: Any) -> None:
         super().__init__(tool, spec, ctx)
         conf = spec.get("simulated")
