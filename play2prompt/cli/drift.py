@@ -67,7 +67,9 @@ def print_verify(report: Any) -> None:
     for t in report.tools:
         counts = t.to_dict()["replayed"]
         replayed = f"{counts['ok']}/{len(t.calls)}" if t.calls else "-"
-        rows.append([t.name, LABELS[t.status], replayed, t.detail()])
+        detail = t.detail()
+        rows.append([t.name, LABELS[t.status], replayed,
+                     detail if len(detail) <= 160 else detail[:157] + "..."])
     against = report.tools_file or "its own tools"
     console.print(table(f"run {report.run_id} against {against}",
                         ["tool", "status", "calls ok", "what changed"], rows))

@@ -31,7 +31,7 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.drift.recorded import RecordedRun, call_of
-from play2prompt.drift.verify import GONE, VerifyReport, replaced
+from play2prompt.drift.verify import GONE, VerifyReport, renamed_params, replaced
 from play2prompt.method.facts import Fact, FactBook, seen
 from play2prompt.results import ToolResult
 from play2prompt.scrub import Scrubber, for_tools
@@ -72,16 +72,6 @@ def plan_refresh(run: RecordedRun, tools: Sequence[Tool], report: VerifyReport) 
     dropped = tuple(t.name for t in report.tools if t.status == GONE)
     seeds = {n: successors.get(n, n) for n in redo if successors.get(n, n) in run.tools}
     return RefreshPlan(run.run_id, reuse, redo, dropped, report, seeds)
-
-
-def renamed_params(old: Tool, new: Tool) -> dict[str, str]:
-    """{old: new} when exactly one parameter went and one of the same type came."""
-    gone = [p for p in old.properties if p not in new.properties]
-    came = [p for p in new.properties if p not in old.properties]
-    if len(gone) == 1 and len(came) == 1 and \
-            old.properties[gone[0]].get("type") == new.properties[came[0]].get("type"):
-        return {gone[0]: came[0]}
-    return {}
 
 
 @dataclass(frozen=True)

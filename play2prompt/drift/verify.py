@@ -129,6 +129,7 @@ def schema_changes(old: Tool, new: Tool) -> list[str]:
     po, pn = old.properties, new.properties
     out = [f"parameter {p!r} removed" for p in po if p not in pn]
     out += [f"parameter {p!r} added" for p in pn if p not in po]
+    out += [f"looks like {a!r} renamed to {b!r}" for a, b in renamed_params(old, new).items()]
     for p in (p for p in po if p in pn):
         a, b = _shape(po[p]), _shape(pn[p])
         if a == b:
@@ -149,6 +150,16 @@ def schema_changes(old: Tool, new: Tool) -> list[str]:
     if rest[0] != rest[1]:
         out.append("parameters: schema changed")
     return out
+
+
+def renamed_params(old: Tool, new: Tool) -> dict[str, str]:
+    """{old: new} when exactly one parameter went and one of the same type came."""
+    gone = [p for p in old.properties if p not in new.properties]
+    came = [p for p in new.properties if p not in old.properties]
+    if len(gone) == 1 and len(came) == 1 and \
+            old.properties[gone[0]].get("type") == new.properties[came[0]].get("type"):
+        return {gone[0]: came[0]}
+    return {}
 
 
 def _values(schema: Mapping[str, Any]) -> str:

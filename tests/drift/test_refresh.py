@@ -9,8 +9,9 @@ import json
 import pytest
 
 from play2prompt.cli import main
-from play2prompt.drift.refresh import refresh, renamed_params
+from play2prompt.drift.refresh import refresh
 from play2prompt.drift.simulate import simulate
+from play2prompt.drift.verify import renamed_params
 from play2prompt.lm.fake import FakeLM
 from play2prompt.store.meta import Meta
 from play2prompt.store.runs import read_meta

@@ -60,6 +60,7 @@ def test_each_drift_kind_gets_its_status(setup):
     by_name = {t.name: t for t in report.tools}
     assert by_name["search_products"].note == "replaced by search_products_v2"
     assert "parameter 'date' removed" in by_name["add_days"].schema
+    assert "looks like 'date' renamed to 'start_date'" in by_name["add_days"].schema
     assert "unknown from_unit 'km'" in by_name["convert_units"].detail()
     assert "fraction between 0 and 1" in by_name["loan_payment"].detail()
     assert "different structure" in by_name["convert_currency"].detail()
