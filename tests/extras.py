@@ -20,4 +20,5 @@ def need(module: str, extra: str) -> ModuleType:
         if extra in required:
             pytest.fail(f"the extra {extra!r} is in EXTRAS but {module!r} does not import: "
                         f"{exc}", pytrace=False)
-        pytest.skip(f"needs the extra {extra!r}: pip install 'play2prompt[{extra}]'")
+        pytest.skip(f"needs the extra {extra!r}: pip install 'play2prompt[{extra}]'",
+                    allow_module_level=True)
