@@ -82,7 +82,7 @@ class FactCheck:
     refuted: tuple[Fact, ...] = ()
     unconfirmed: tuple[Fact, ...] = ()
     found: tuple[Fact, ...] = ()          # shown now, never shown in RUN
-    seed: tuple[Fact, ...] = ()           # what play starts from: kept and found
+    seed: tuple[Fact, ...] = ()           # what play starts from: kept and found, once each
 
     def to_dict(self) -> dict[str, Any]:
         return {"kept": len(self.kept), "refuted": len(self.refuted),
@@ -131,7 +131,7 @@ async def recheck_facts(tool: Tool, facts: Sequence[Fact], calls: Sequence[Invoc
     old = {_fact_id(replace(f, param=renames.get(f.param, f.param))) for f in facts}
     found = [f for f in fresh.facts if _fact_id(f) not in old]
     return FactCheck(tuple(kept), tuple(refuted), tuple(unconfirmed), tuple(found),
-                     tuple(fresh.all_facts()))
+                     tuple(fresh.facts))
 
 
 def _fact_id(fact: Fact) -> FactId:
