@@ -79,7 +79,8 @@ class ToolCheck:
 
     def detail(self) -> str:
         """The first thing that shows the drift, on one line."""
-        bad = [c for c in self.calls if c.status != "ok"]
+        bad = sorted((c for c in self.calls if c.status != "ok"),
+                     key=lambda c: c.status != "fails")         # a failure says the most
         parts = [*self.schema[:2], *(f"{c.detail}" for c in bad[:1]), self.note]
         return "; ".join(p for p in parts if p)
 
