@@ -11,7 +11,7 @@ conditioned on their parent's example and reflection.
 What tool play learns about the tool (its facts, the calls that failed) is shared between
 iterations as a snapshot taken when an iteration starts, so the result does not depend on the
 order in which concurrent plays finish. After the first iteration, code probes the tool from one
-executed call (:func:`play2prompt.method.facts.probes`). Answers (m4) are written only for the
+executed call (:func:`play2prompt.method.probes.probes`). Answers (m4) are written only for the
 examples chosen as demos.
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.facts import Fact, FactBook, known_doc, probes, seen
+from play2prompt.method.facts import FactBook, known_doc, seen
 from play2prompt.method.play import (
     NOT_EXECUTED,
     PlayResult,
@@ -32,6 +32,7 @@ from play2prompt.method.play import (
     code_verdict,
     found_nothing,
 )
+from play2prompt.method.probes import found_with, probes, without_optional
 from play2prompt.method.requests import REREAD_PROBLEM, Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.method.task_prompt import Demo
@@ -407,23 +408,3 @@ async def write_answers(examples: Sequence[Example], tool: Tool, engine: Engine)
         return replace(ex, answer=str(a["answer"]).strip() if a else "")
 
     return list(await asyncio.gather(*(one(ex) for ex in examples)))
-
-
-def without_optional(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
-    """The call ``inv`` without each of its optional arguments in turn (for a search that
-    found nothing: which argument narrowed it to nothing)."""
-    required = set(tool.required)
-    return [(name, Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != name}))
-            for name in inv.arguments if name not in required]
-
-
-def found_with(param: str, start: Invocation, probe: Invocation, obs: Observation) -> Fact:
-    """What a probe shows when the call it varies found nothing and the probe found results
-    (a price in cents searched with dollars finds nothing; a hundred times it finds some)."""
-    before = start.arguments.get(param)
-    after = (f"with {param}={probe.arguments[param]!r}" if param in probe.arguments
-             else f"without {param}")
-    text = f"With {param}={before!r} the tool found nothing; {after} it found results."
-    return Fact(param, "rule", text, (), f"{probe.to_python()[:200]} -> {obs.render(200)}",
-                probe.key())
-

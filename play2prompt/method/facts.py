@@ -318,45 +318,6 @@ class FactBook:
         return [f.to_dict() for f in self.facts]
 
 
-def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
-    """Calls that vary one argument of the valid call ``inv`` to make the tool state its
-    accepted values, units and ranges: (the parameter varied, the call)."""
-    out: list[tuple[str, Invocation]] = []
-    absent = {n: PROBE_WORD for n, s in tool.properties.items()
-              if n not in inv.arguments and (s or {}).get("type") == "string"}
-    for name, value in {**inv.arguments, **absent}.items():
-        spec = tool.properties.get(name) or {}
-        if "enum" in spec:
-            continue
-        kind = spec.get("type")
-        variants: list[Any] = []
-        if kind == "string" and isinstance(value, str):
-            # an unknown word, and the examples the doc itself gives ("e.g. miles"): a doc's
-            # example the tool rejects is a statement play refutes
-            variants = [PROBE_WORD, *doc_examples(str(spec.get("description") or ""))]
-        elif kind in ("number", "integer") and isinstance(value, (int, float)) \
-                and not isinstance(value, bool):
-            base = value if value else 1
-            variants = [-abs(base), base * 100]
-            if kind == "number":
-                variants.append(round(base / 100, 6))
-            if kind == "integer":
-                variants = [int(v) for v in variants]
-        for v in dict.fromkeys(variants):
-            if v != inv.arguments.get(name):
-                out.append((name, Invocation(inv.name, {**inv.arguments, name: v})))
-    return out
-
-
-_DOC_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*[:,]?\s*['\"]?"
-                          r"([A-Za-z0-9][\w/+.:-]{0,30})", re.I)
-
-
-def doc_examples(text: str) -> list[str]:
-    """The example values a doc text gives ("unit name, e.g. miles" gives "miles")."""
-    return list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _DOC_EXAMPLE.finditer(text)))
-
-
 _FORMATS = (("YYYY-MM-DDTHH:MM", re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")),
             ("YYYY-MM-DD", re.compile(r"^\d{4}-\d{2}-\d{2}$")),
             ("HH:MM", re.compile(r"^([01]?\d|2[0-3]):[0-5]\d$")),
