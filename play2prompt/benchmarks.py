@@ -147,28 +147,26 @@ def load_benchmark(name: str) -> Benchmark:
     return target
 
 
-def benchmark_executors() -> dict[str, str]:
-    """Executor kinds registered by benchmarks (kind -> ``module:Class``); a benchmark that
-    cannot be imported (a missing optional dependency) registers none."""
+def _registered(attribute: str) -> dict[str, str]:
+    """What every benchmark registers under ``attribute`` (name -> target), the first one
+    naming a key winning; a benchmark that cannot be imported (a missing optional dependency)
+    registers nothing."""
     found: dict[str, str] = {}
     for name in available_benchmarks():
         try:
             bench = load_benchmark(name)
         except ImportError:
             continue
-        for kind, target in getattr(bench, "executors", {}).items():
-            found.setdefault(kind, target)
+        for key, target in getattr(bench, attribute, {}).items():
+            found.setdefault(key, target)
     return found
+
+
+def benchmark_executors() -> dict[str, str]:
+    """Executor kinds registered by benchmarks (kind -> ``module:Class``)."""
+    return _registered("executors")
 
 
 def benchmark_templates() -> dict[str, str]:
     """Meta-prompt templates registered by benchmarks (name -> ``package:file``)."""
-    found: dict[str, str] = {}
-    for name in available_benchmarks():
-        try:
-            bench = load_benchmark(name)
-        except ImportError:
-            continue
-        for template, where in getattr(bench, "templates", {}).items():
-            found.setdefault(template, where)
-    return found
+    return _registered("templates")

@@ -8,7 +8,6 @@ from typing import Any
 
 from play2prompt.engine import Engine
 from play2prompt.lm.structured import object_schema
-from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.results import ToolResult
 from play2prompt.tools.model import Tool, ToolDoc
 
@@ -25,16 +24,6 @@ def doc_schema(param_names: Sequence[str], **extra: Any) -> dict[str, Any]:
         "params": object_schema(params),
         **extra,
     })
-
-
-def arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """The tool's parameter schema as a decoding constraint for a call's arguments."""
-    schema = grammar_safe(dict(parameters))
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    if schema["properties"]:
-        schema.setdefault("additionalProperties", False)
-    return schema
 
 
 def _usable(text: str) -> bool:

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.baselines._base import (
-    arguments_schema,
     doc_schema,
     finish,
     read_doc,
@@ -38,6 +37,7 @@ from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.method.play import arguments_schema
 from play2prompt.results import ToolResult
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 
