@@ -103,6 +103,7 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "invocation_success_rate": (sum(1 for a in attempts if a.verdict == 0) / len(attempts)
                                     if attempts else 0.0),
         "probes": len(space.probed),
+        "repaired_calls": len(space.prober.repaired),
         "facts": space.book.to_list(),
         "examples": len(history),
         "verified_examples": len(examples),

@@ -24,15 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.facts import FactBook, known_doc, seen
-from play2prompt.method.play import (
-    NOT_EXECUTED,
-    PlayResult,
-    ToolPlayer,
-    code_verdict,
-    found_nothing,
-)
-from play2prompt.method.probes import found_with, probes, without_optional
+from play2prompt.method.facts import FactBook, known_doc
+from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
+from play2prompt.method.probes import Prober
 from play2prompt.method.requests import REREAD_PROBLEM, Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.method.task_prompt import Demo
@@ -119,9 +113,12 @@ class ExampleSpace:
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
         self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
         self._plays: dict[str, tuple[int, PlayResult]] = {}
-        self.probed: list[tuple[str, Invocation, Observation]] = []
-        self.probed_valid = False         # the probes started from a call that worked
+        self.prober = Prober(tool, engine, self.book)
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
+
+    @property
+    def probed(self) -> list[tuple[str, Invocation, Observation]]:
+        return self.prober.probed
 
     @property
     def plays(self) -> list[PlayResult]:
@@ -138,6 +135,7 @@ class ExampleSpace:
         plays = list(await asyncio.gather(*(self.player.play(nid, guidance, explored, known,
                                                              failed) for nid in ids)))
         plays = await self._vary_siblings(ids, plays, guidance, explored, known, failed)
+        plays = await self._with_repaired(plays, explored)
         for nid, play in zip(ids, plays):
             self._plays[nid] = (iteration, play)
             self.engine.store.put_candidate(
@@ -178,6 +176,29 @@ class ExampleSpace:
                                   plays[j].facts + replay.facts)
         return plays
 
+    async def _with_repaired(self, plays: list[PlayResult],
+                             explored: frozenset[str]) -> list[PlayResult]:
+        """A play that found no valid call takes the next call the probes repaired (judged
+        like play's own calls)."""
+        taken = {p.invocation.key() for p in plays if p.invocation is not None}
+        out = []
+        for play in plays:
+            fix = None if play.ok else self.prober.take(explored | taken)
+            if fix is None:
+                out.append(play)
+                continue
+            inv, obs = fix.invocation, fix.observation
+            verdict, analysis = await self.player.judge(inv, obs, play.seed_key, -1)
+            if verdict == 0:
+                analysis = fix.note()
+            attempt = Attempt(inv, obs, verdict, analysis)
+            ok = verdict == 0
+            if ok:
+                taken.add(inv.key())
+            out.append(PlayResult(inv if ok else None, obs if ok else None,
+                                  play.attempts + (attempt,), play.seed_key, play.facts))
+        return out
+
     async def end_iteration(self, new: Sequence[Node[Example]]) -> None:
         """Update what the next iteration's proposals know (a snapshot, so the outcome does
         not depend on the order in which concurrent candidates finish), and probe the tool
@@ -194,35 +215,7 @@ class ExampleSpace:
                     lines[f"{att.invocation.to_python()} -> {att.analysis[:200]}"] = None
         self.failures = list(lines)[-4:]
         if self.engine.config.probe:
-            await self._probe()
-
-    async def _probe(self) -> None:
-        """Probe from the first call that worked (from the first call that ran while none has
-        worked; then once more when one works)."""
-        executed = [a for p in self.plays for a in p.attempts
-                    if a.invocation is not None and a.observation.error_type in (None, "exception")]
-        valid = [a for a in executed if a.verdict == 0]
-        if not executed or (self.probed and (self.probed_valid or not valid)):
-            return
-        worked = [a for a in executed if a.observation.ok]   # ran, maybe finding nothing
-        first = (valid or worked or executed)[0]
-        start = first.invocation
-        self.probed_valid = bool(valid)
-        empty = first.observation.ok and found_nothing(first.observation.output)
-        calls = probes(self.tool, start) + (without_optional(self.tool, start) if empty else [])
-        observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
-        for (param, inv), raw in zip(calls, observations):
-            obs = seen(raw, self.engine.scrubber)
-            self.book.observe(inv, obs, probed=param)
-            if empty and code_verdict(obs)[0] == 0:
-                self.book.add(found_with(param, start, inv, obs))
-            self.probed.append((param, inv, obs))
-        self.engine.store.put_candidate(
-            f"probe-{self.tool.name}-{len(self.probed)}", tool=self.tool.name, stage="probe",
-            iteration=0, parent=None, state="valid" if valid else "invalid", reward=None,
-            payload={"from": start.to_dict(), "probes": [
-                {"param": p, "invocation": i.to_dict(), "observation": o.to_dict()}
-                for p, i, o in self.probed], "facts": self.book.to_list()})
+            await self.prober.run(self.plays)
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]

@@ -153,9 +153,7 @@ class ToolPlayer:
                 continue
             obs = seen(await self.engine.runtime.run(inv), self.engine.scrubber)
             book.observe(inv, obs)
-            verdict, analysis = code_verdict(obs)
-            if verdict == 0 and self.engine.llm_judge:
-                verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t)
+            verdict, analysis = await self.judge(inv, obs, seed_key, t)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:
                 return PlayResult(inv, obs, tuple(attempts), seed_key, tuple(book.all_facts()))
@@ -174,6 +172,15 @@ class ToolPlayer:
             obs = Observation.failure("repeat", "this exact call failed before; not run again")
             return Attempt(inv, obs, -1, f"this exact call failed before: {failed[key][:200]}")
         return None
+
+    async def judge(self, inv: Invocation, obs: Observation, seed_key: str,
+                    t: int) -> tuple[int, str]:
+        """Did the call work: code's verdict, then m2's when the generator judges (0 or -1,
+        and why)."""
+        verdict, analysis = code_verdict(obs)
+        if verdict == 0 and self.engine.llm_judge:
+            verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t)
+        return verdict, analysis
 
     async def _llm_verdict(self, inv: Invocation, obs: Observation, seed_key: str,
                            t: int) -> tuple[int, str]:

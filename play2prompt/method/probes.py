@@ -1,18 +1,37 @@
 """Probes: calls that vary one argument of a call that ran, so the tool states what it accepts.
 
-A text argument gets an unknown word and the examples the doc itself gives; a number gets its
-negative, a hundred times it and a hundredth of it. A search that found nothing is also run
-without each optional argument. What a probe shows is read by :class:`FactBook` like any other
-execution; a probe that finds results where its call found nothing is a fact of its own.
+A text argument gets an unknown word and the examples the doc itself gives (a date-time also
+its date alone and its time alone); a number gets its negative, a hundred times it and a
+hundredth of it. A search that found nothing is also run without each optional argument, with
+only its required ones, and with each optional one alone. What a probe shows is read by
+:class:`FactBook` like any other execution; a probe that finds results where its call found
+nothing is a fact of its own.
+
+A probe that works where the call it varies failed (or found nothing) is a *repaired call*: a
+valid call found by code. :class:`Prober` keeps them for the plays that found no valid call, so
+a generator too small to act on the tool's error ("height 1.75 looks like metres") still gets
+examples to write requests for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from typing import Any
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from play2prompt.method.facts import PROBE_WORD, Fact
+from play2prompt.method.facts import PROBE_WORD, Fact, FactBook, seen
+from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
+
+_ABSENT = object()
+
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2})(?::\d{2}(?:\.\d+)?)?"
+                       r"(?:Z|[+-]\d{2}:?\d{2})?")
 
 
 def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
@@ -30,7 +49,8 @@ def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
         if kind == "string" and isinstance(value, str):
             # an unknown word, and the examples the doc itself gives ("e.g. miles"): a doc's
             # example the tool rejects is a statement play refutes
-            variants = [PROBE_WORD, *doc_examples(str(spec.get("description") or ""))]
+            variants = [PROBE_WORD, *doc_examples(str(spec.get("description") or "")),
+                        *datetime_parts(value)]
         elif kind in ("number", "integer") and isinstance(value, (int, float)) \
                 and not isinstance(value, bool):
             base = value if value else 1
@@ -54,12 +74,28 @@ def doc_examples(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _DOC_EXAMPLE.finditer(text)))
 
 
+def datetime_parts(value: str) -> list[str]:
+    """A date-time's date alone and its time alone ('2023-04-01T12:00:00Z' gives '2023-04-01'
+    and '12:00'): the shapes a tool that rejects the whole may take."""
+    m = _DATETIME.fullmatch(value.strip())
+    return [m.group(1), m.group(2).zfill(5)] if m else []
+
+
 def without_optional(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
-    """The call ``inv`` without each of its optional arguments in turn (for a search that
-    found nothing: which argument narrowed it to nothing)."""
+    """For a search that found nothing: the call without each of its optional arguments in
+    turn, with only its required ones, and with each optional one alone (which argument
+    narrowed it to nothing; which alone still finds something)."""
     required = set(tool.required)
-    return [(name, Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != name}))
-            for name in inv.arguments if name not in required]
+    base = {k: v for k, v in inv.arguments.items() if k in required}
+    optional = [name for name in inv.arguments if name not in required]
+    out = [(name, Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != name}))
+           for name in optional]
+    if len(optional) > 1:
+        out.append(("", Invocation(inv.name, base)))
+        if len(optional) > 2:
+            out.extend((name, Invocation(inv.name, {**base, name: inv.arguments[name]}))
+                       for name in optional)
+    return out
 
 
 def found_with(param: str, start: Invocation, probe: Invocation, obs: Observation) -> Fact:
@@ -72,3 +108,81 @@ def found_with(param: str, start: Invocation, probe: Invocation, obs: Observatio
     return Fact(param, "rule", text, (), f"{probe.to_python()[:200]} -> {obs.render(200)}",
                 probe.key())
 
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """A probe that worked where the call it varied failed or found nothing."""
+    invocation: Invocation
+    observation: Observation
+    param: str            # the argument the probe changed ("" for the required-only call)
+
+    def note(self) -> str:
+        what = f"changing {self.param}" if self.param else "keeping only required arguments"
+        return f"found by probing ({what}) a call that did not work"
+
+
+class Prober:
+    """Probes one tool from an executed call: once from the first call that ran while none
+    has worked, then once more from the first that works. Keeps the repaired calls."""
+
+    def __init__(self, tool: Tool, engine: Engine, book: FactBook) -> None:
+        self.tool = tool
+        self.engine = engine
+        self.book = book                  # the tool's facts: probes add to it
+        self.probed: list[tuple[str, Invocation, Observation]] = []
+        self.from_valid = False           # the probes started from a call that worked
+        self.repaired: list[Repaired] = []
+        self._used: set[str] = set()
+
+    async def run(self, plays: Sequence[PlayResult]) -> None:
+        executed = [a for p in plays for a in p.attempts
+                    if a.invocation is not None and a.observation.error_type in (None, "exception")]
+        valid = [a for a in executed if a.verdict == 0]
+        if not executed or (self.probed and (self.from_valid or not valid)):
+            return
+        worked = [a for a in executed if a.observation.ok]   # ran, maybe finding nothing
+        first = (valid or worked or executed)[0]
+        start = first.invocation
+        assert start is not None
+        self.from_valid = bool(valid)
+        empty = first.observation.ok and found_nothing(first.observation.output)
+        calls = probes(self.tool, start) + (without_optional(self.tool, start) if empty else [])
+        calls = list({inv.key(): (p, inv) for p, inv in calls if inv.key() != start.key()}
+                     .values())
+        observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
+        for (param, inv), raw in zip(calls, observations):
+            obs = seen(raw, self.engine.scrubber)
+            works = code_verdict(obs)[0] == 0
+            repaired = works and not valid and PROBE_WORD not in inv.arguments.values()
+            # a repaired call is a valid call like play's; other probes show only what they vary
+            self.book.observe(inv, obs, probed=None if repaired else (param or None))
+            if empty and works and param and \
+                    inv.arguments.get(param, _ABSENT) != start.arguments.get(param):
+                self.book.add(found_with(param, start, inv, obs))
+            if repaired:
+                self.repaired.append(Repaired(inv, obs, param))
+            self.probed.append((param, inv, obs))
+        self._record(start, bool(valid))
+
+    def take(self, exclude: Collection[str]) -> Repaired | None:
+        """The next repaired call not in ``exclude`` (call keys) and not taken before."""
+        for r in self.repaired:
+            key = r.invocation.key()
+            if key not in self._used and key not in exclude:
+                self._used.add(key)
+                return r
+        return None
+
+    def _record(self, start: Invocation, valid: bool) -> None:
+        self.engine.store.put_candidate(
+            f"probe-{self.tool.name}-{len(self.probed)}", tool=self.tool.name, stage="probe",
+            iteration=0, parent=None, state="valid" if valid else "invalid", reward=None,
+            payload={"from": start.to_dict(), "probes": [
+                {"param": p, "invocation": i.to_dict(), "observation": o.to_dict()}
+                for p, i, o in self.probed], "facts": self.book.to_list(),
+                "repaired": [r.invocation.to_dict() for r in self.repaired]})
+
+
+__all__ = ["Prober", "Repaired", "datetime_parts", "doc_examples",
+           "found_with", "probes", "without_optional"]

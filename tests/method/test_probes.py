@@ -1,0 +1,93 @@
+"""Probes and repaired calls: a probe that works where play's call failed (or found nothing)
+is a valid call, given to a play that found none."""
+
+import asyncio
+
+import pytest
+
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.example_search import ExampleSpace
+from play2prompt.method.facts import FactBook
+from play2prompt.method.play import Attempt, PlayResult
+from play2prompt.method.probes import Prober, datetime_parts, without_optional
+from play2prompt.tools.model import Invocation
+
+
+@pytest.fixture
+def tools(example_tools):
+    return {t.name: t for t in example_tools}
+
+
+def test_a_datetime_is_also_tried_as_its_date_and_its_time():
+    assert datetime_parts("2023-04-01T12:00:00Z") == ["2023-04-01", "12:00"]
+    assert datetime_parts("2023-04-01 9:30") == ["2023-04-01", "09:30"]
+    assert datetime_parts("12:00") == [] and datetime_parts("tomorrow") == []
+
+
+def test_a_search_that_found_nothing_is_broadened(tools):
+    start = Invocation("search_products", {"query": "gaming mouse", "category": "electronics",
+                                           "max_price": 100})
+    calls = {(p, inv.key()) for p, inv in without_optional(tools["search_products"], start)}
+    only_category = Invocation("search_products", {"category": "electronics"})
+    assert ("category", only_category.key()) in calls                  # each optional alone
+    assert ("", Invocation("search_products", {}).key()) in calls      # only the required
+    assert ("max_price", Invocation("search_products", {
+        "query": "gaming mouse", "category": "electronics"}).key()) in calls
+
+
+def _probe_from(engine, tool, arguments):
+    inv = Invocation(tool.name, arguments)
+    obs = asyncio.run(engine.runtime.run(inv))
+    play = PlayResult(None, None, (Attempt(inv, obs, -1, "failed"),), "k")
+    prober = Prober(tool, engine, FactBook(tool))
+    asyncio.run(prober.run([play]))
+    return prober
+
+
+@pytest.mark.parametrize("name, arguments, repaired", [
+    ("body_mass_index", {"weight": 85, "height": 1.75}, {"weight": 85, "height": 175}),
+    ("convert_timezone", {"time": "2023-04-01T12:00:00Z", "from_tz": "America/New_York",
+                          "to_tz": "Asia/Tokyo"},
+     {"time": "12:00", "from_tz": "America/New_York", "to_tz": "Asia/Tokyo"}),
+    ("search_products", {"query": "gaming mouse", "category": "electronics", "max_price": 100},
+     {"category": "electronics"}),
+])
+def test_probes_repair_a_call_that_failed_or_found_nothing(tools, make_engine, name, arguments,
+                                                           repaired):
+    tool = tools[name]
+    prober = _probe_from(make_engine([tool], FakeLM()), tool, arguments)
+    calls = [r.invocation.arguments for r in prober.repaired]
+    assert repaired in calls
+    assert all("xyzzy" not in str(c) for c in calls)   # never the probe's unknown word
+    taken = prober.take(set())
+    assert taken is not None and prober.take({taken.invocation.key()}) != taken
+
+
+def test_no_repaired_call_when_play_found_a_valid_one(tools, make_engine):
+    tool = tools["body_mass_index"]
+    engine = make_engine([tool], FakeLM())
+    inv = Invocation(tool.name, {"weight": 85, "height": 175})
+    obs = asyncio.run(engine.runtime.run(inv))
+    prober = Prober(tool, engine, FactBook(tool))
+    asyncio.run(prober.run([PlayResult(inv, obs, (Attempt(inv, obs, 0, "ok"),), "k")]))
+    assert prober.probed and prober.repaired == []
+
+
+def test_a_play_that_found_nothing_takes_a_repaired_call(tools, make_engine):
+    tool = tools["body_mass_index"]
+    gen = FakeLM(rules=[("Write the arguments for a new call",
+                         {"weight": 85, "height": 1.75})], fill_schema=True)
+    engine = make_engine([tool], gen, max_tries=1)
+    space = ExampleSpace(tool, engine)
+
+    async def two_rounds():
+        assert await space.propose(None, 1, 0, ["a"]) == []
+        await space.end_iteration([])
+        return await space.propose(None, 1, 1, ["b"])
+
+    found = asyncio.run(two_rounds())
+    assert not space.plays[0].ok
+    play = space.plays[1]
+    assert play.ok and play.invocation.arguments == {"weight": 85, "height": 175}
+    assert "found by probing (changing height)" in play.attempts[-1].analysis
+    assert [ex.invocation.arguments for ex in found] == [{"weight": 85, "height": 175}]
