@@ -270,7 +270,18 @@ def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | 
         generator = specs.get("generator", generator)
     if task_model is None or isinstance(task_model, str):
         task_model = specs.get("task_model", task_model)
-    return tools, config, generator, task_model, Path(meta.base_dir or base_dir or Path.cwd())
+    return tools, config, generator, task_model, _tools_folder(meta.base_dir, base_dir,
+                                                              meta.run_id)
+
+
+def _tools_folder(recorded: str | None, given: Path | None, run_id: str) -> Path:
+    """Where a resumed run's tools run from: the folder given now (the tools file's, when
+    one is passed with --resume), else the one the run recorded, which must still exist."""
+    folder = Path(given) if given is not None else Path(recorded or Path.cwd())
+    if not folder.is_dir():
+        raise UserError(f"run {run_id}: the folder its tools ran from ({folder}) is gone; "
+                        f"resume with the tools file: p2p optimize TOOLS.json --resume {run_id}")
+    return folder
 
 
 def runner(name: str) -> ToolRunner:

@@ -65,3 +65,24 @@ def test_killed_run_resumes_without_repeating_calls(tmp_path, example_tools):
     third = CountingLM()
     optimize(generator=third, resume="killed", runs_dir=tmp_path)
     assert third.keys == []
+
+
+def test_a_run_whose_tools_folder_is_gone_resumes_from_the_one_given(tmp_path, example_tools):
+    import shutil
+
+    from play2prompt.errors import UserError
+
+    moved = tmp_path / "project"
+    shutil.copytree(EXAMPLES, moved)
+    tools = [t for t in example_tools if t.name == "body_mass_index"]
+    cfg = preset("quick", seed=7)
+    with pytest.raises(Killed):
+        optimize(tools, generator=CountingLM(kill_after=5), config=cfg, runs_dir=tmp_path,
+                 run_id="r", base_dir=moved)
+    shutil.rmtree(moved)
+    with pytest.raises(UserError, match=r"run r: the folder its tools ran from .*project.* is "
+                                        r"gone; resume with the tools file"):
+        optimize(generator=CountingLM(), resume="r", runs_dir=tmp_path)
+    resumed = optimize(generator=CountingLM(), resume="r", runs_dir=tmp_path, base_dir=EXAMPLES)
+    (result,) = json.loads((resumed.run_dir / "result.json").read_text())["tools"].values()
+    assert result["stats"]["valid_invocations"] > 0     # its calls ran, from the given folder

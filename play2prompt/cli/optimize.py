@@ -107,6 +107,8 @@ def optimize_command(
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
                                                   data_dir, config)
+    elif tools_file is not None:     # the run's own tools; run from this file's folder
+        base_dir = tools_file.resolve().parent
     with progress_bars(not quiet) as prog:
         reporter = RichReporter(prog) if prog is not None else NullReporter()
         result = optimize(loaded, generator=generator, task_model=task_model,
