@@ -83,10 +83,11 @@ def extract_json(text: str) -> Any:
         pass
     if "```" in text:
         for block in text.split("```")[1::2]:
-            block = block.split("\n", 1)[1] if block.split("\n", 1)[0].isalpha() else block
+            label, newline, rest = block.partition("\n")
+            block = rest if newline and label.strip().isalpha() else block  # ```json\n...
             try:
                 return json.loads(block.strip())
-            except (json.JSONDecodeError, IndexError):
+            except json.JSONDecodeError:
                 continue
     decoder = json.JSONDecoder()
     for i, ch in enumerate(text):
