@@ -18,14 +18,13 @@ register an object (or a module with a ``BENCHMARK`` attribute) under the entry-
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from play2prompt.errors import UserError
+from play2prompt.plugins import load_target, registered
 from play2prompt.tools.model import Tool
 
 if TYPE_CHECKING:
@@ -130,21 +129,14 @@ class BenchmarkBase:
 
 def available_benchmarks() -> dict[str, str]:
     """Name -> ``module[:attribute]``: the built-in benchmarks, then the entry points."""
-    found = dict(BUILTIN_BENCHMARKS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
-    return found
+    return registered(BUILTIN_BENCHMARKS, ENTRY_POINT_GROUP)
 
 
 def load_benchmark(name: str) -> Benchmark:
     registry = available_benchmarks()
     if name not in registry:
         raise UserError(f"unknown benchmark {name!r} (one of {', '.join(sorted(registry))})")
-    module_name, _, attr = registry[name].partition(":")
-    target: Any = importlib.import_module(module_name)
-    for part in (attr or "BENCHMARK").split("."):
-        target = getattr(target, part)
-    return target
+    return load_target(registry[name], "BENCHMARK")
 
 
 def _registered(attribute: str) -> dict[str, str]:

@@ -19,11 +19,10 @@ imported until a method is chosen.
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from play2prompt.errors import UserError
+from play2prompt.plugins import load_target, registered
 
 if TYPE_CHECKING:
     from play2prompt.config import OptimizeConfig
@@ -51,10 +50,7 @@ class Optimizer(Protocol):
 
 def available_optimizers() -> dict[str, str]:
     """Method name -> ``module`` or ``module:attr``: the built-in ones and the entry points'."""
-    found = dict(BUILTIN_OPTIMIZERS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
-    return found
+    return registered(BUILTIN_OPTIMIZERS, ENTRY_POINT_GROUP)
 
 
 def check_method(name: str) -> str:
@@ -74,10 +70,7 @@ def uses_llm_grading(name: str) -> bool:
 def load_optimizer(name: str) -> Optimizer:
     """The method named ``name`` (imported now)."""
     target = available_optimizers()[check_method(name)]
-    module_name, _, attr = target.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    if attr:
-        obj = getattr(obj, attr)
+    obj = load_target(target)
     missing = [f for f in ("optimize_tool", "tool_budget") if not callable(getattr(obj, f, None))]
     if missing:
         raise UserError(f"method {name!r} ({target}) has no {' or '.join(missing)}")

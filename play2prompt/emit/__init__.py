@@ -8,12 +8,11 @@ Exporters are a registry by name (``openai``, ``anthropic``, ``mcp``, ``dspy``, 
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from play2prompt.emit._base import Exporter, ExportOptions, ExportTool, JsonExporter, prepare
 from play2prompt.errors import UserError
+from play2prompt.plugins import load_target, registered
 from play2prompt.results import RunResult
 
 __all__ = ["ExportOptions", "ExportTool", "Exporter", "JsonExporter", "available_exporters",
@@ -33,19 +32,14 @@ BUILTIN_EXPORTERS: dict[str, str] = {
 
 def available_exporters() -> dict[str, str]:
     """Format name -> ``module:Class``: the built-in ones and those from entry points."""
-    found = dict(BUILTIN_EXPORTERS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
-    return found
+    return registered(BUILTIN_EXPORTERS, ENTRY_POINT_GROUP)
 
 
 def get_exporter(name: str) -> Exporter:
     registry = available_exporters()
     if name not in registry:
         raise UserError(f"unknown export format {name!r} (known: {', '.join(registry)})")
-    module_name, _, attr = registry[name].partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    return cls()
+    return load_target(registry[name])()
 
 
 def export_run(run: RunResult, fmt: str, options: ExportOptions | None = None) -> str:

@@ -11,13 +11,12 @@ spec share one loaded model, and attaches the run's call log to every model it h
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
-from importlib.metadata import entry_points
 from typing import Any
 
 from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM, CallLog
+from play2prompt.plugins import load_target, registered
 
 ENTRY_POINT_GROUP = "play2prompt.lm_backends"
 DEFAULT_SPEC = "embedded"
@@ -33,10 +32,7 @@ BUILTIN_BACKENDS: dict[str, str] = {
 
 
 def available_backends() -> dict[str, str]:
-    found = dict(BUILTIN_BACKENDS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
-    return found
+    return registered(BUILTIN_BACKENDS, ENTRY_POINT_GROUP)
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -51,11 +47,7 @@ def make_lm(spec: str, log: CallLog | None = None, **options: Any) -> LM:
     registry = available_backends()
     if kind not in registry:
         raise LMError(f"unknown model spec {spec!r} (kinds: {', '.join(sorted(registry))})")
-    module_name, _, attr = registry[kind].partition(":")
-    target: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        target = getattr(target, part)
-    lm = target(rest, **options)
+    lm = load_target(registry[kind])(rest, **options)
     if not isinstance(lm, LM):
         raise LMError(f"backend {kind!r} did not return an LM")
     return lm.with_log(log)

@@ -5,7 +5,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from play2prompt import benchmarks
+from play2prompt import benchmarks, plugins
 from play2prompt.benchmarks import BUILTIN_BENCHMARKS, available_benchmarks, load_benchmark
 from play2prompt.testing.benchmarks import BenchmarkContract
 from tests.adapters.spider_fixture import build_tiny_spider
@@ -33,10 +33,10 @@ DATA = {"bfcl": _bfcl, "stabletoolbench": lambda _tmp: None, "spider": _spider,
 @pytest.fixture
 def with_tiny(monkeypatch):
     """The tiny third-party benchmark, registered by entry point."""
-    real = benchmarks.entry_points
+    real = plugins.entry_points
     point = EntryPoint("tiny", "tests.adapters.tiny_benchmark:BENCHMARK",
                        benchmarks.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(benchmarks, "entry_points", lambda *, group: [point] if group ==
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: [point] if group ==
                         benchmarks.ENTRY_POINT_GROUP else real(group=group))
 
 

@@ -6,7 +6,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from play2prompt import benchmarks
+from play2prompt import benchmarks, plugins
 from play2prompt.cli import main
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.tools.executors._base import ExecContext, available_executors, make_executor
@@ -16,14 +16,14 @@ from .tiny_benchmark import TOOL
 
 @pytest.fixture
 def tiny_registered(monkeypatch):
-    real = benchmarks.entry_points
+    real = plugins.entry_points
     point = EntryPoint("tiny", "tests.adapters.tiny_benchmark:BENCHMARK",
                        benchmarks.ENTRY_POINT_GROUP)
 
     def fake(*, group):
         return [point] if group == benchmarks.ENTRY_POINT_GROUP else real(group=group)
 
-    monkeypatch.setattr(benchmarks, "entry_points", fake)
+    monkeypatch.setattr(plugins, "entry_points", fake)
 
 
 def test_registered_benchmark_is_found(tiny_registered):

@@ -6,7 +6,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from play2prompt import optimizers
+from play2prompt import optimizers, plugins
 from play2prompt.cli import main
 from play2prompt.config import preset
 from play2prompt.errors import UserError
@@ -28,7 +28,7 @@ def test_builtin_methods_load_lazily_and_satisfy_the_interface():
 
 def test_an_entry_point_method_runs(tmp_path, monkeypatch):
     ep = EntryPoint("mine", "tests.baselines.plugin_method", optimizers.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(optimizers, "entry_points",
+    monkeypatch.setattr(plugins, "entry_points",
                         lambda group: [ep] if group == optimizers.ENTRY_POINT_GROUP else [])
     tools = load_tools(EXAMPLES / "tools.json")[:2]
     result = optimize(tools, generator=baseline_lm(), method="mine", runs_dir=tmp_path,

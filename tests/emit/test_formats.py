@@ -15,6 +15,7 @@ import pytest
 from pydantic import TypeAdapter
 
 import play2prompt.emit as emit
+import play2prompt.plugins as plugins
 from play2prompt.emit import ExportOptions, export_run, get_exporter
 from play2prompt.emit._base import Exporter
 from play2prompt.errors import UserError
@@ -236,7 +237,7 @@ def test_registry_unknown_name_and_entry_points(run, monkeypatch):
     with pytest.raises(UserError, match="unknown export format 'nope'.*openai"):
         get_exporter("nope")
     fake = [SimpleNamespace(name="shout", value="tests.emit.test_formats:ShoutExporter")]
-    monkeypatch.setattr(emit, "entry_points", lambda group: fake if
+    monkeypatch.setattr(plugins, "entry_points", lambda group: fake if
                         group == emit.ENTRY_POINT_GROUP else [])
     assert "shout" in emit.available_exporters()
     assert export_run(run, "shout") == "LOAN_PAYMENT CONVERT_UNITS GET-FORECAST"

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from play2prompt.errors import ToolsFileError
+from play2prompt.plugins import load_target, registered
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Observation, Tool
 from play2prompt.tools.observations import DEFAULT_LIMIT
@@ -147,9 +146,7 @@ def executor_kind(spec: Mapping[str, Any] | None, tool_name: str = "?") -> str:
 def available_executors(benchmarks: bool = True) -> dict[str, str]:
     """Kind -> ``module:Class``: built-in, entry points, and (``benchmarks``) the kinds
     benchmarks register."""
-    found = dict(BUILTIN_EXECUTORS)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep.value)
+    found = registered(BUILTIN_EXECUTORS, ENTRY_POINT_GROUP)
     if benchmarks:
         from play2prompt.benchmarks import benchmark_executors
 
@@ -171,8 +168,7 @@ def executor_class(kind: str, tool_name: str = "?") -> type[Executor]:
         raise ToolsFileError(
             f"tool {tool_name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
         )
-    module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    return cast("type[Executor]", load_target(target))
 
 
 def make_executor(tool: Tool, ctx: ExecContext) -> Executor:
