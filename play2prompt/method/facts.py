@@ -126,6 +126,18 @@ def _contains_value(text: str, value: Any) -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text, re.I)) and len(s) > 1
 
 
+_ADVICE = r"(?:like|e\.g\.?|such as|for example|for instance|try|use)"
+
+
+def _offered(text: str, value: Any) -> bool:
+    """The error offers ``value`` as a good example ("use IANA names like 'America/New_York'"):
+    advice that happens to quote the call's own value, not a rejection of it."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    return bool(re.search(rf"\b{_ADVICE}\s*:?\s*['\"`]?{re.escape(value.strip())}(?![\w])",
+                          text, re.I))
+
+
 def _sentence(text: str) -> str:
     text = text.strip().rstrip(".")
     if not text:
@@ -222,7 +234,8 @@ class FactBook:
                                       listed, **made))
                 continue
             echoed = [p for p in params if p in inv.arguments
-                      and _contains_value(clause, inv.arguments[p])]
+                      and _contains_value(clause, inv.arguments[p])
+                      and not _offered(clause, inv.arguments[p])]
             for p in echoed:
                 self._rejected(p, inv.arguments.get(p), clause, made)
             if not echoed:  # advice in the tool's own words, about what it names
@@ -246,8 +259,12 @@ class FactBook:
     # -- reading ---------------------------------------------------------------------------
     @property
     def facts(self) -> list[Fact]:
-        """One fact per statement (shown by the smallest call key: order-independent)."""
-        return [shown[min(shown)] for _, shown in sorted(self._facts.items())]
+        """One fact per statement (shown by the smallest call key: order-independent); a
+        rejection of a value that a successful call used is refuted by it and left out."""
+        first = [shown[min(shown)] for _, shown in sorted(self._facts.items())]
+        worked = {(f.param, v) for f in first if f.kind == "example" for v in f.values}
+        return [f for f in first if not (f.kind == "rejects" and f.values
+                                         and all((f.param, v) in worked for v in f.values))]
 
     def all_facts(self) -> list[Fact]:
         """Every fact with every call that showed it."""

@@ -197,3 +197,33 @@ def test_a_search_that_found_nothing_is_retried_without_each_optional_argument(t
     assert code_verdict(obs)[0] == 0
     assert found_with("query", start, dropped["query"], obs).text == (
         "With query='smartphone' the tool found nothing; without query it found results.")
+
+
+def test_a_value_the_error_offers_as_advice_is_not_rejected(tools):
+    tool = tools["convert_timezone"]
+    book = FactBook(tool)
+    inv = Invocation("convert_timezone", {"time": "12:00", "from_tz": "America/New_York",
+                                          "to_tz": "Mars/Olympus"})
+    book.observe(inv, Observation.failure(
+        "exception", "ValueError: unknown time zone: 'No time zone found with key "
+                     "Mars/Olympus'; use IANA names like 'America/New_York'"))
+    assert book.rejected("from_tz") == set()
+    assert book.rejected("to_tz") == {"Mars/Olympus"}
+    assert any("IANA" in f.text for f in book.of("from_tz") + book.of("to_tz"))
+
+
+def test_a_value_that_worked_is_never_shown_as_rejected(tools):
+    tool = tools["convert_timezone"]
+    book = FactBook(tool)
+    # the tool blamed the value in one call (say, a transient mix-up of arguments) ...
+    bad = Invocation("convert_timezone", {"time": "12:00", "from_tz": "Europe/Paris",
+                                          "to_tz": "Asia/Tokyo"})
+    book.observe(bad, Observation.failure("exception", "ValueError: 'Europe/Paris' is not valid"))
+    assert book.rejected("from_tz") == {"Europe/Paris"}
+    # ... and accepted it in another: the rejection is refuted, in every sentence of the doc
+    good = Invocation("convert_timezone", {"time": "09:30", "from_tz": "Europe/Paris",
+                                           "to_tz": "Asia/Tokyo"})
+    book.observe(good, Observation.success({"time": "16:30", "date": "2025-01-15",
+                                            "zone": "Asia/Tokyo"}))
+    assert book.rejected("from_tz") == set()
+    assert not any("rejected" in s for s in book.sentences("from_tz"))
