@@ -257,6 +257,8 @@ class ExampleSpace:
         request = await self.writer.write(inv, obs, seed_key, book,
                                           previous.query if same_call else "",
                                           previous.reflection if previous else "")
+        if request.call is not None and request.observation is not None:
+            inv, obs = request.call, request.observation  # relabelled: the request's own call
         checks = check_query(request.query, inv)
         gated = bool(request.problems)
         grade = None

@@ -9,6 +9,10 @@ the request alone: the generator reads the request with the best doc known so fa
 facts tool play established) and writes the call, decoded against the schema narrowed to the
 accepted values; the re-derived call is executed and must give the example's output. A request
 that fails a gate is never a demo and never scores a doc.
+
+Hindsight relabelling: a natural request that re-reads as *another* call which works (small
+generators often swap a direction or a unit) is kept as the example of that call, when a second
+reading with a different doc agrees and the request passes the gates for that call's values.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.facts import FactBook, facts_doc, known_doc, strip_refuted
-from play2prompt.method.play import arguments_schema, retry_temperature
+from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
 from play2prompt.method.rewards import leaf_values, value_in_text
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -157,6 +161,21 @@ class Request:
     problems: tuple[str, ...]       # code gates that failed (empty: passed)
     consistent: bool = False        # re-reading it gave the same call (by output)
     rederived: str = ""             # the call re-read from it
+    call: Invocation | None = None  # relabelled: the request's own call, read twice alike
+    observation: Observation | None = None  # what that call gave
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One re-derivation of a call from a request alone, executed."""
+
+    call: Invocation | None
+    observation: Observation | None
+    consistent: bool                # same output as the example's call
+
+    @property
+    def shown(self) -> str:
+        return self.call.to_python()[:300] if self.call is not None else "(no call)"
 
 
 class RequestWriter:
@@ -198,10 +217,14 @@ class RequestWriter:
             problems = request_problems(query, self.tool, [*self.sources, advice, note],
                                         allowed=previous, inv=inv)
             if not problems:
-                consistent, rederived = await self.reread(query, inv, obs,
-                                                          f"{seed_key}:{t}", book)
-                if consistent:
+                reading = await self.reread(query, inv, obs, f"{seed_key}:{t}", book)
+                rederived = reading.shown
+                if reading.consistent:
                     return Request(query, (), True, rederived)
+                relabelled = await self.relabel(query, reading, inv, f"{seed_key}:{t}", book,
+                                                [*self.sources, advice, note], previous)
+                if relabelled is not None:
+                    return relabelled
                 problems = [f"{REREAD_PROBLEM}: {rederived}"]
                 note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for "
                         "the call above. Say every value of the call plainly.")
@@ -213,21 +236,39 @@ class RequestWriter:
         return best
 
     async def reread(self, query: str, inv: Invocation, obs: Observation, seed_key: str,
-                     book: FactBook) -> tuple[bool, str]:
+                     book: FactBook, doc: str = "") -> Reading:
         """Does the request alone determine the call? The generator re-derives it with the
-        facts doc; the re-derived call must give the same output."""
+        facts doc (or ``doc``); the re-derived call must give the same output."""
         eng = self.engine
-        doc = facts_doc(self.tool, book, examples=False).render(self.tool.name,
-                                                               self.tool.parameters)
+        doc = doc or facts_doc(self.tool, book, examples=False).render(self.tool.name,
+                                                                      self.tool.parameters)
         (args,), _ = await chat_json(
             eng.generator, eng.prompts.render("reread", doc=doc, query=query),
             book.narrowed_schema(self.schema), role="generator",
             seed=derive_seed(seed_key, "reread"), temperature=0.0, max_tokens=300)
         if not isinstance(args, Mapping):
-            return False, "(no call)"
+            return Reading(None, None, False)
         again = Invocation(self.tool.name, dict(args))
         outcome = await check_calls([again], [inv], eng.runtime, expected_outputs=[obs.output])
-        return outcome.correct, again.to_python()[:300]
+        seen = outcome.observations[0] if outcome.observations else None
+        return Reading(again, seen, outcome.correct)
+
+    async def relabel(self, query: str, reading: Reading, inv: Invocation, seed_key: str,
+                      book: FactBook, sources: Sequence[str], previous: str) -> Request | None:
+        """Hindsight: a natural request that reads as another working call is an example of
+        that call, when a second reading (with the doc m3 saw, not the facts doc) gives the
+        same output and the request passes every code gate for it (its numbers as written, its
+        switches as said). Small generators often write a good request for the wrong call."""
+        call, seen = reading.call, reading.observation
+        if call is None or seen is None or call.key() == inv.key() or code_verdict(seen)[0] < 0:
+            return None
+        if request_problems(query, self.tool, sources, allowed=previous, inv=call):
+            return None
+        second = await self.reread(query, call, seen, f"{seed_key}:relabel", book,
+                                   doc=known_doc(self.tool, book))
+        if not second.consistent:
+            return None
+        return Request(query, (), True, reading.shown, call, seen)
 
 
 

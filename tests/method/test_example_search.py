@@ -3,6 +3,7 @@ what play learns between iterations."""
 
 import asyncio
 import dataclasses
+import itertools
 
 import pytest
 
@@ -89,24 +90,55 @@ def test_a_gated_request_gets_no_reward_and_no_task_model_call(loan, make_engine
     assert ex.problems and ex.reward == 0.0 and not ex.verified and not task.requests
 
 
-def test_an_inconsistent_request_is_never_verified(example_tools, make_engine):
-    """The request asks for dollars to euros, the call is euros to dollars."""
+FX_ARGS = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
+SWAPPED = {**FX_ARGS, "from_currency": "USD", "to_currency": "EUR"}
+
+
+def _fx_example(example_tools, make_engine, first_read, second_read):
+    """The request asks for dollars to euros, the call is euros to dollars; the generator
+    reads the request once with the facts doc and, to relabel, once with the doc m3 saw."""
     fx = next(t for t in example_tools if t.name == "convert_currency")
-    args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
+    reads = itertools.cycle([first_read, second_read])
     gen = FakeLM(rules=[(M3, {"query": "How much is 150 US dollars in euros?"}),
-                        (REREAD, {**args, "from_currency": "USD", "to_currency": "EUR"}),
+                        (REREAD, lambda request, i: next(reads)),
                         ("How should the next request", {"reflection": "Swap them."})])
-    engine = make_engine([fx], gen, _task_model())
+    task = FakeLM(rules=[("150 US dollars", tool_call("convert_currency", SWAPPED))])
+    engine = make_engine([fx], gen, task)
     space = ExampleSpace(fx, engine)
 
     async def one():
-        inv = Invocation("convert_currency", args)
+        inv = Invocation("convert_currency", FX_ARGS)
         obs = await engine.runtime.run(inv)
-        return await space._refine(inv, obs, None, "k", 0, True, FactBook(fx))
+        return await space._refine(inv, obs, None, "k", 0, True, FactBook(fx)), engine
 
-    ex = asyncio.run(one())
+    return asyncio.run(one())
+
+
+def test_an_inconsistent_request_is_never_verified(example_tools, make_engine):
+    """The second reading disagrees with the first: nothing determines the call."""
+    ex, _ = _fx_example(example_tools, make_engine, SWAPPED, FX_ARGS)
     assert not ex.verified and ex.reward == 0.0 and "from_currency='USD'" in ex.rederived
+    assert ex.invocation.arguments == FX_ARGS
     assert select_demos([ex], 3) == []
+
+
+def test_a_request_read_twice_as_another_working_call_is_its_example(example_tools,
+                                                                      make_engine):
+    """Hindsight: both readings say dollars to euros, a call that works, so the request is a
+    verified example of that call, with that call's own output."""
+    ex, engine = _fx_example(example_tools, make_engine, SWAPPED, SWAPPED)
+    assert ex.verified and ex.query == "How much is 150 US dollars in euros?"
+    assert ex.invocation.arguments == SWAPPED
+    expected = asyncio.run(engine.runtime.run(Invocation("convert_currency", SWAPPED)))
+    assert ex.observation.output == expected.output != asyncio.run(
+        engine.runtime.run(Invocation("convert_currency", FX_ARGS))).output
+
+
+def test_a_relabelled_call_must_pass_the_gates_for_its_own_values(example_tools, make_engine):
+    """A reading that changes a number the request states ("150" read as 15) is no label."""
+    wrong = {**SWAPPED, "amount": 15}
+    ex, _ = _fx_example(example_tools, make_engine, wrong, wrong)
+    assert not ex.verified and ex.invocation.arguments == FX_ARGS
 
 
 def test_query_checks_by_code():

@@ -1,6 +1,7 @@
 """Requests of examples: the code gates and the re-reading check."""
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -76,8 +77,10 @@ def test_an_inconsistent_request_is_gated(example_tools, make_engine):
     another call with another output."""
     fx = next(t for t in example_tools if t.name == "convert_currency")
     args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
+    swapped = {**args, "from_currency": "USD", "to_currency": "EUR"}
+    reads = itertools.cycle([swapped, args])  # the second reading (to relabel) disagrees
     gen = FakeLM(rules=[(M3, {"query": "How much is 150 US dollars in euros?"}),
-                        (REREAD, {**args, "from_currency": "USD", "to_currency": "EUR"})])
+                        (REREAD, lambda request, i: next(reads))])
     engine = make_engine([fx], gen)
     inv = Invocation("convert_currency", args)
     obs = asyncio.run(engine.runtime.run(inv))
@@ -124,6 +127,7 @@ def test_a_draft_that_reads_to_another_call_is_redrawn(example_tools, make_engin
     args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
     gen = FakeLM(replies=[{"query": "How much is 150 US dollars in euros?"},
                           {"from_currency": "USD", "to_currency": "EUR", "amount": 150},
+                          args,  # read again to relabel: no agreement, no relabel
                           {"query": "How many US dollars do I get for 150 euros?"},
                           args])
     engine = make_engine([fx], gen)
@@ -131,7 +135,7 @@ def test_a_draft_that_reads_to_another_call_is_redrawn(example_tools, make_engin
     obs = asyncio.run(engine.runtime.run(inv))
     req = asyncio.run(RequestWriter(fx, engine).write(inv, obs, "k", FactBook(fx)))
     assert req.consistent and req.query.startswith("How many US dollars")
-    redraw = gen.requests[2].messages[-1]["content"]
+    redraw = gen.requests[3].messages[-1]["content"]
     assert "Read alone, it asks for convert_currency(" in redraw
     assert "from_currency='USD'" in redraw
 
