@@ -12,10 +12,8 @@ connection errors, 5xx) are never facts. What a tool returns goes through the ru
 (:mod:`play2prompt.scrub`) before it is read: a secret in an error message never becomes a
 fact, and so never reaches a doc.
 
-Probes: from one valid call, code varies one argument at a time (an unknown word for a text
-parameter; a negative, a hundred times larger and a hundred times smaller number for a numeric
-one) and reads what the tool says. Out-of-range values are where tools state their units and
-ranges, which small generators rarely try on their own.
+How error text is read is in :mod:`play2prompt.method.error_text`; the probes that make a tool
+say more are in :mod:`play2prompt.method.probes`.
 """
 
 from __future__ import annotations
@@ -25,6 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from play2prompt.method.error_text import (
+    INTERNAL,
+    QUOTED,
+    clauses,
+    contains_value,
+    mentions,
+    offered,
+    value_list,
+)
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 from play2prompt.tools.observations import is_transient
@@ -33,18 +40,8 @@ ERROR_TEXT_LIMIT = 300       # characters of one error message read for facts
 NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse"})
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
-MAX_LIST = 40                # accepted values kept per parameter
 MAX_TEXT = 160               # characters of one fact sentence
 ACCEPTS = "One of: "         # how a list of accepted values is stated
-_INTERNAL = re.compile(
-    r"invalid literal for|nonetype|object has no attribute|unsupported operand|"
-    r"positional argument|keyword argument|traceback|line \d+|not subscriptable|"
-    r"object is not|list index|key ?error|division by zero|could not convert string", re.I)
-_EXC_PREFIX = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception)\s*:\s*)+")
-_LIST_INTRO = re.compile(r"(?:one of|known|accepted|allowed|valid|supported|options|choices|"
-                         r"[a-z]+s)\s*(?:are|is|values?)?\s*[:=]?\s*", re.I)
-_TOKEN = re.compile(r"^['\"`]?([\w./+\-]{1,40}(?: [\w./+\-]{1,20}){0,2})['\"`]?$")
-_QUOTED = re.compile(r"['\"`]([^'\"`]{1,60})['\"`]")
 
 
 @dataclass(frozen=True)
@@ -77,65 +74,8 @@ def seen(obs: Observation, scrubber: Scrubber) -> Observation:
     return replace(obs, error=scrubber.text(obs.error or "", ERROR_TEXT_LIMIT))
 
 
-def clauses(error: str) -> list[str]:
-    """The error split into clauses, without exception class prefixes."""
-    text = _EXC_PREFIX.sub("", error.strip().splitlines()[0] if error.strip() else "")
-    parts = re.split(r";\s+|\.\s+|\n", text)
-    return [p.strip(" .;:") for p in parts if p.strip(" .;:")]
-
-
-def value_list(clause: str) -> tuple[str, ...]:
-    """The accepted values a clause lists ("units: c, cm, ft" / "one of a, b or c"), if any."""
-    for intro in _LIST_INTRO.finditer(clause):
-        tail = clause[intro.end():]
-        items = [i.strip() for i in re.split(r",\s*|\s+or\s+|\s*\|\s*", tail) if i.strip()]
-        tokens = []
-        for item in items:
-            m = _TOKEN.match(item)
-            if not m:
-                break
-            tokens.append(m.group(1))
-        if len(tokens) >= 3 and len(tokens) == len(items):
-            return tuple(dict.fromkeys(tokens))[:MAX_LIST]
-    return ()
-
-
-def mentions(text: str, param: str) -> bool:
-    names = {param, param.replace("_", " ")}
-    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I) for n in names)
-
-
 def _shown(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
-
-
-def _contains_value(text: str, value: Any) -> bool:
-    if isinstance(value, bool) or value is None:
-        return False
-    if isinstance(value, (int, float)):
-        for token in re.findall(r"-?\d+(?:\.\d+)?", text):
-            if abs(float(token) - value) <= 1e-9 * max(1.0, abs(value)):
-                return True
-        return False
-    s = str(value).strip()
-    if not s:
-        return False
-    quoted = {q.strip().lower() for q in _QUOTED.findall(text)}
-    if s.lower() in quoted:
-        return True
-    return bool(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text, re.I)) and len(s) > 1
-
-
-_ADVICE = r"(?:like|e\.g\.?|such as|for example|for instance|try|use)"
-
-
-def _offered(text: str, value: Any) -> bool:
-    """The error offers ``value`` as a good example ("use IANA names like 'America/New_York'"):
-    advice that happens to quote the call's own value, not a rejection of it."""
-    if not isinstance(value, str) or not value.strip():
-        return False
-    return bool(re.search(rf"\b{_ADVICE}\s*:?\s*['\"`]?{re.escape(value.strip())}(?![\w])",
-                          text, re.I))
 
 
 def _sentence(text: str) -> str:
@@ -219,11 +159,11 @@ class FactBook:
         error = obs.error or ""
         # a probe is to blame only when the error is about its value (a probe of a call that
         # failed for another reason gets that other error back)
-        culprits = [probed] if probed and (_contains_value(error, inv.arguments.get(probed))
+        culprits = [probed] if probed and (contains_value(error, inv.arguments.get(probed))
                                            or mentions(error, probed)) else [
-            p for p in params if p in inv.arguments and _contains_value(error, inv.arguments[p])]
+            p for p in params if p in inv.arguments and contains_value(error, inv.arguments[p])]
         for clause in clauses(error):
-            if _INTERNAL.search(clause):
+            if INTERNAL.search(clause):
                 continue
             named = [p for p in params if mentions(clause, p)]
             listed = value_list(clause)
@@ -234,8 +174,8 @@ class FactBook:
                                       listed, **made))
                 continue
             echoed = [p for p in params if p in inv.arguments
-                      and _contains_value(clause, inv.arguments[p])
-                      and not _offered(clause, inv.arguments[p])]
+                      and contains_value(clause, inv.arguments[p])
+                      and not offered(clause, inv.arguments[p])]
             for p in echoed:
                 self._rejected(p, inv.arguments.get(p), clause, made)
             if not echoed:  # advice in the tool's own words, about what it names
@@ -246,7 +186,7 @@ class FactBook:
         if value in (None, PROBE_WORD) or len(
                 [f for f in self.of(param) if f.kind == "rejects"]) >= 2:
             return  # the probe's own word says nothing a reader needs
-        reason = _QUOTED.sub("", clause)
+        reason = QUOTED.sub("", clause)
         reason = re.sub(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", "", reason, flags=re.I)
         reason = re.sub(r"\s{2,}", " ", reason).strip(" :;,.-")
         text = f"{_shown(value)!r} is rejected" + (f" ({reason.lower()})" if reason else "")

@@ -5,14 +5,13 @@ import asyncio
 
 import pytest
 
+from play2prompt.method.error_text import clauses, value_list
 from play2prompt.method.facts import (
     PROBE_WORD,
     FactBook,
-    clauses,
     facts_doc,
     is_transient,
     strip_refuted,
-    value_list,
 )
 from play2prompt.method.probes import probes
 from play2prompt.tools.model import Invocation, Observation
