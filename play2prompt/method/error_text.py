@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from play2prompt.numeric import close, parse_number
+
 MAX_LIST = 40                # accepted values kept per parameter
 INTERNAL = re.compile(
     r"invalid literal for|nonetype|object has no attribute|unsupported operand|"
@@ -56,10 +58,8 @@ def contains_value(text: str, value: Any) -> bool:
     if isinstance(value, bool) or value is None:
         return False
     if isinstance(value, (int, float)):
-        for token in re.findall(r"-?\d+(?:\.\d+)?", text):
-            if abs(float(token) - value) <= 1e-9 * max(1.0, abs(value)):
-                return True
-        return False
+        return any(num is not None and close(num, value, abs_tol=1e-9)
+                   for num in map(parse_number, re.findall(r"-?\d+(?:\.\d+)?", text)))
     s = str(value).strip()
     if not s:
         return False

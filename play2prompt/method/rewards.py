@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from play2prompt.numeric import close, parse_number
 from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
@@ -68,13 +69,8 @@ def value_in_text(value: Any, text: str) -> bool:
         return True  # flags are usually implied by wording; not checkable by string search
     low = text.lower()
     if isinstance(value, (int, float)):
-        for tok in _NUMBER.findall(text):
-            try:
-                if abs(float(tok.replace(",", "")) - float(value)) <= 1e-9 * max(1, abs(value)):
-                    return True
-            except ValueError:
-                continue
-        return False
+        return any(num is not None and close(num, value, abs_tol=1e-9)
+                   for num in map(parse_number, _NUMBER.findall(text)))
     s = str(value).strip().lower()
     if not s:
         return True

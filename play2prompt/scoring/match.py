@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from play2prompt.numeric import close, is_number, within
 from play2prompt.tools.model import Invocation
 
 MATCH_TYPES = ("exact", "real_time", "structural")
@@ -24,14 +24,13 @@ OUTPUT_MATCH_TYPES = (*MATCH_TYPES, "rest")
 REAL_TIME_TOLERANCE = 0.2
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+_is_number = is_number
 
 
 def values_equal(a: Any, b: Any, *, loose_strings: bool = True) -> bool:
     """Deep equality for argument values."""
     if _is_number(a) and _is_number(b):
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        return close(a, b)
     if isinstance(a, str) and isinstance(b, str):
         return a.strip().lower() == b.strip().lower() if loose_strings else a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
@@ -78,7 +77,7 @@ def outputs_match(pred: Any, gold: Any, kind: str = "exact") -> bool:
 
 def _exact(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        return close(a, b)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_exact(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -88,9 +87,7 @@ def _exact(a: Any, b: Any) -> bool:
 
 def _within(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
-        if b == 0:
-            return abs(a) <= 1e-9
-        return abs(float(a) - float(b)) <= REAL_TIME_TOLERANCE * abs(float(b))
+        return within(a, b, REAL_TIME_TOLERANCE)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_within(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):

@@ -1,0 +1,70 @@
+"""Number comparisons that stay correct for integers beyond the range of a float.
+
+Tools return such integers (a factorial, the 4181st Fibonacci number); ``float()`` of them
+raises ``OverflowError``, so every tolerance check on values a tool or a model wrote goes
+through here. Within float range the result is :func:`math.isclose`'s; beyond it the
+comparison is exact, in rationals.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+Number = int | float
+
+
+def is_number(value: Any) -> bool:
+    """An int or a float, not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def close(a: Number, b: Number, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
+    """``math.isclose(a, b)``, also for integers too large for a float."""
+    try:
+        return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=abs_tol)
+    except OverflowError:
+        pass
+    fa, fb = _fraction(a), _fraction(b)
+    if fa is None or fb is None:
+        return False
+    diff = abs(fa - fb)
+    return diff <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
+
+
+def within(a: Number, b: Number, rel: float) -> bool:
+    """``|a - b| <= rel * |b|`` (``b == 0`` asks for ``|a| <= 1e-9``), for any size."""
+    if b == 0:
+        return abs(a) <= 1e-9
+    try:
+        return abs(float(a) - float(b)) <= rel * abs(float(b))
+    except OverflowError:
+        pass
+    fa, fb = _fraction(a), _fraction(b)
+    if fa is None or fb is None:
+        return False
+    return abs(fa - fb) <= Fraction(rel) * abs(fb)
+
+
+def parse_number(token: str) -> Number | None:
+    """A number written in text ("1,250", "-3.5", a 900-digit integer); None if it is not one.
+
+    Digits without a decimal point are read as an exact integer."""
+    text = token.replace(",", "").strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _fraction(value: Number) -> Fraction | None:
+    try:
+        return Fraction(value)
+    except (OverflowError, ValueError):  # inf, nan
+        return None
