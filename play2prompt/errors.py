@@ -36,3 +36,21 @@ def require(module: str, extra: str, feature: str | None = None):
         raise MissingExtraError(
             f"{what} needs the optional dependency '{module}': pip install 'play2prompt[{extra}]'"
         ) from exc
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a failure: a :class:`UserError`'s message as it is; for anything else (a
+    bug) its type, message and notes and the line of the package that raised it."""
+    if isinstance(exc, UserError):
+        return str(exc)
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if "play2prompt" in f.filename.replace("\\", "/")]
+    where = ""
+    if frames:
+        last = frames[-1]
+        where = f" at {last.filename.replace(chr(92), '/').rsplit('play2prompt/', 1)[-1]}" \
+                f":{last.lineno}"
+    notes = "".join(f"; {n}" for n in getattr(exc, "__notes__", ()) or ())
+    return f"{type(exc).__name__}: {exc}{where}{notes}"

@@ -146,9 +146,11 @@ def collect_results(tools: Sequence[Tool], outcomes: Sequence[Any],
             raise exc
     if failed:
         name, exc = failed[0]
-        if not isinstance(exc, UserError):
-            raise exc  # a bug: keep its traceback
         done = len(tools) - len(failed)
+        if not isinstance(exc, UserError):  # a bug: keep its traceback, say where it happened
+            exc.add_note(f"while optimizing tool {name!r} ({len(failed)} of {len(tools)} tools "
+                         f"failed, {done} stored; continue with --resume {run_id})")
+            raise exc
         message = (f"tool {name!r}: {exc} ({len(failed)} of {len(tools)} tools failed, {done} "
                    f"stored; continue with --resume {run_id})")
         raise (LMError if isinstance(exc, LMError) else UserError)(message) from exc

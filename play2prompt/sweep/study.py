@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
-from play2prompt.errors import UserError
+from play2prompt.errors import UserError, describe_failure
 from play2prompt.sweep.space import SweepSpace, plan_trial
 from play2prompt.sweep.trial import SweepContext, run_trial
 
@@ -161,8 +161,9 @@ def run_loop(spec: SweepSpec, study: Any, ctx: SweepContext, log: Any = print) -
         except Exception as exc:
             study.tell(trial, state=TrialState.FAIL)
             skip.add(_key(params))
-            state.failed.append(f"trial {trial.number} ({_describe(params)}): {exc}")
-            log(f"trial {trial.number} failed: {exc}")
+            why = _keep_failure(ctx.sweep_dir, trial.number, exc)
+            state.failed.append(f"trial {trial.number} ({_describe(params)}): {why}")
+            log(f"trial {trial.number} failed: {why}")
             if spec.sampler != "grid" and len(state.failed) >= budget:
                 break
             continue
@@ -176,6 +177,19 @@ def run_loop(spec: SweepSpec, study: Any, ctx: SweepContext, log: Any = print) -
             f"optimization {row['opt_status']} ({row['opt_new_calls']} new calls, "
             f"{row['opt_saved_calls']} saved)")
     return state
+
+
+def _keep_failure(sweep_dir: Path, number: int, exc: Exception) -> str:
+    """The failure in one line; a bug's whole traceback goes to ``trials/NNNN-failed.txt``."""
+    why = describe_failure(exc)
+    if not isinstance(exc, UserError):
+        import traceback
+
+        path = sweep_dir / "trials" / f"{number:04d}-failed.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        why += f" (traceback: {path})"
+    return why
 
 
 def _describe(params: Mapping[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """Bad input gets one clear line and exit code 2, never a traceback."""
 
 import json
+import re
 
 import pytest
 
@@ -88,3 +89,17 @@ def test_tool_timeout_must_be_positive(tmp_path, capsys, value):
                     "--tool-timeout", value, "--runs-dir", str(tmp_path / "runs"), "-q")
     assert code == 2 and "tool_timeout must be more than 0 seconds" in err
     assert len(err.splitlines()) == 1 and not (tmp_path / "runs").exists()
+
+
+def test_a_failure_in_one_line_user_errors_as_they_are_bugs_with_type_and_place():
+    from play2prompt.errors import UserError, describe_failure
+
+    assert describe_failure(UserError("tools.json: not JSON")) == "tools.json: not JSON"
+    try:
+        from play2prompt.numeric import parse_number
+        parse_number(None)  # type: ignore[arg-type]
+    except AttributeError as exc:
+        exc.add_note("while optimizing tool 'x'")
+        line = describe_failure(exc)
+    assert line.startswith("AttributeError: 'NoneType' object has no attribute 'replace'")
+    assert re.search(r" at numeric\.py:\d+; while optimizing tool 'x'$", line)

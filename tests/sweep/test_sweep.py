@@ -128,3 +128,36 @@ def test_other_swept_settings_get_rows_of_their_own_in_the_summary(tmp_path):
     summary = result.summary.to_dict("records")
     assert [(r["method"], r["depth"]) for r in summary] == [
         ("baseline", 0), ("P2P", 0), ("baseline", 1), ("P2P", 1)]
+
+
+class _Bug(CountingLM):
+    """A generator with a bug in it: its call number ``at`` raises a plain exception."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+
+    async def _generate(self, request):
+        if len(self.keys) == self.at:
+            self.keys.append("bug")
+            raise ArithmeticError("int too large to convert to float")
+        return await super()._generate(request)
+
+
+def test_a_failed_trial_names_the_bug_the_tool_and_keeps_the_traceback(tmp_path):
+    reference = CountingLM()
+    _sweep(tmp_path / "ref", "b", "full", reference)
+    lines = []
+    result = run_sweep(spec("b", "full"), target(tmp_path / "run"),
+                       generator=_Bug(len(reference.keys) // 2), task_model=task_model(),
+                       runs_dir=tmp_path / "run" / "runs", log=lines.append)
+    assert result.ran == [] and len(result.failed) == 1
+    why = result.failed[0]
+    assert why.startswith("trial 0 (variant=full): ArithmeticError: int too large")
+    assert " at lm/_base.py:" in why                       # the package's line that raised
+    assert "while optimizing tool '" in why and "--resume" in why
+    kept = result.sweep_dir / "trials" / "0000-failed.txt"
+    assert f"(traceback: {kept})" in why
+    assert any(line.startswith("trial 0 failed: ArithmeticError") and str(kept) in line
+               for line in lines)
+    assert "Traceback" in kept.read_text() and "_generate" in kept.read_text()
