@@ -63,3 +63,19 @@ def test_sides_give_docs_and_demos_as_named(tmp_path, example_tools):
     assert whole.library({tool.name: tool})[tool.name].description == doc.description
     assert run_side("p", run, k=1).to_dict()["demos"][tool.name] == [
         run.tools[tool.name].demos[0].to_dict()]
+
+
+def test_a_kept_original_leaves_each_item_its_own_doc(tmp_path, example_tools):
+    """BFCL's questions word one function's doc in several ways: a run that kept the tool's
+    original (as the run saw it) must not swap in that one wording for every question."""
+    tool = next(t for t in example_tools if t.name == "loan_payment")
+    kept = RunResult("r", tmp_path, {tool.name: ToolResult(tool.name, tool, tool.doc, (),
+                                                           False, "kept the original")})
+    worded = tool.with_doc(ToolDoc(tool.doc.description + " (in percent)", tool.doc.params))
+    for variant in ("full", "desc-only"):
+        side = side_for(variant, kept)
+        assert side.docs == {} and side.tools_for([worded]) == [worded]
+        assert side.to_dict()["docs"] == side_for("baseline").to_dict()["docs"]
+    _, doc, changed = _run(tmp_path, example_tools)
+    shown = side_for("full", changed).tools_for([worded])[0].doc
+    assert shown.description == doc.description and shown.params["principal"] == "amount borrowed"
