@@ -9,6 +9,7 @@ comparison is exact, in rationals.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -61,6 +62,12 @@ def parse_number(token: str) -> Number | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+def any_is(tokens: Iterable[str], value: Number) -> bool:
+    """One of the numbers written as ``tokens`` is ``value`` (to 1e-9, relative or absolute)."""
+    return any(num is not None and close(num, value, abs_tol=1e-9)
+               for num in map(parse_number, tokens))
 
 
 def _fraction(value: Number) -> Fraction | None:

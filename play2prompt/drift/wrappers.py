@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from play2prompt.numeric import is_number
 from play2prompt.tools.executors._worker import resolve_callable
 
 RENAME, UNIT, VALUES, REMOVED, OUTPUT = "rename", "unit", "values", "removed", "output"
@@ -74,7 +75,7 @@ class Drift:
                 raise TypeError(f"unexpected parameter {self.param!r}")
             if self.new in args:
                 args = {(self.param if k == self.new else k): v for k, v in args.items()}
-        elif self.kind == UNIT and _is_number(args.get(self.param)):
+        elif self.kind == UNIT and is_number(args.get(self.param)):
             value = round(args[self.param] * self.factor, 10)
             args[self.param] = int(round(value)) if self.integer else value
         elif self.kind == VALUES:
@@ -129,7 +130,7 @@ class Drift:
             return {"name": name, "arguments": args}
         if self.kind == RENAME and self.param in args:
             args = {(self.new if k == self.param else k): v for k, v in args.items()}
-        elif self.kind == UNIT and _is_number(args.get(self.param)):
+        elif self.kind == UNIT and is_number(args.get(self.param)):
             args[self.param] = round(args[self.param] / self.factor, 10)
         elif self.kind == VALUES:
             args = {k: self.values.get(v, v) if k in self.params and isinstance(v, str) else v
@@ -151,10 +152,6 @@ class Drift:
                    str(data.get("new", "")), float(data.get("factor", 1.0)),
                    (str(words[0]), str(words[1])), dict(data.get("values") or {}),
                    tuple(data.get("params") or ()), bool(data.get("integer")))
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class DriftedTools:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from play2prompt.numeric import close, parse_number
+from play2prompt.numeric import any_is
 
 MAX_LIST = 40                # accepted values kept per parameter
 INTERNAL = re.compile(
@@ -58,8 +58,7 @@ def contains_value(text: str, value: Any) -> bool:
     if isinstance(value, bool) or value is None:
         return False
     if isinstance(value, (int, float)):
-        return any(num is not None and close(num, value, abs_tol=1e-9)
-                   for num in map(parse_number, re.findall(r"-?\d+(?:\.\d+)?", text)))
+        return any_is(re.findall(r"-?\d+(?:\.\d+)?", text), value)
     s = str(value).strip()
     if not s:
         return False

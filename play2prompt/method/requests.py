@@ -26,7 +26,7 @@ from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.facts import FactBook, facts_doc, known_doc, strip_refuted
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
-from play2prompt.method.rewards import leaf_values, value_in_text
+from play2prompt.method.rewards import leaf_values, missing_numbers
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -79,15 +79,6 @@ def identifiers(tool: Tool) -> list[str]:
 
 _NEGATION = re.compile(r"\b(not|no|without|don't|do not|never|exclud\w*|except|other than)\b",
                        re.I)
-
-
-def missing_numbers(query: str, inv: Invocation) -> list[str]:
-    """The numbers of the call the request does not write out (by value: "1,500" is 1500).
-    Scale and unit slips ("5 %" for 0.05) are where small models go wrong, so a number must be
-    written as the call has it."""
-    values = [v for v in leaf_values(dict(inv.arguments))
-              if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    return [str(v) for v in values if not value_in_text(v, query)]
 
 
 _FLAG_FILLER = {"only", "use", "uses", "enable", "enabled", "include", "with", "allow", "flag",

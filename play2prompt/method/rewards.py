@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.numeric import close, parse_number
+from play2prompt.numeric import any_is, is_number
 from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
@@ -69,8 +69,7 @@ def value_in_text(value: Any, text: str) -> bool:
         return True  # flags are usually implied by wording; not checkable by string search
     low = text.lower()
     if isinstance(value, (int, float)):
-        return any(num is not None and close(num, value, abs_tol=1e-9)
-                   for num in map(parse_number, _NUMBER.findall(text)))
+        return any_is(_NUMBER.findall(text), value)
     s = str(value).strip().lower()
     if not s:
         return True
@@ -81,10 +80,20 @@ def value_in_text(value: Any, text: str) -> bool:
     return norm in re.sub(r"[\s_\-/]+", " ", low)
 
 
+def missing_numbers(query: str, inv: Invocation) -> list[str]:
+    """The numbers of the call the request does not write out (by value: "1,500" is 1500).
+    Scale and unit slips ("5 %" for 0.05) are where small models go wrong, so a number must be
+    written as the call has it."""
+    return [str(v) for v in _numbers(inv) if not value_in_text(v, query)]
+
+
+def _numbers(inv: Invocation) -> list[Any]:
+    return [v for v in leaf_values(dict(inv.arguments)) if is_number(v)]
+
+
 def check_query(query: str, invocation: Invocation) -> QueryChecks:
-    values = list(leaf_values(dict(invocation.arguments)))
-    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    missing = tuple(str(v) for v in numbers if not value_in_text(v, query))
+    numbers = _numbers(invocation)
+    missing = tuple(missing_numbers(query, invocation))
     present = 1.0 if not numbers else 1.0 - len(missing) / len(numbers)
     words = len(query.split())
     return QueryChecks(

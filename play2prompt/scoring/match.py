@@ -24,12 +24,9 @@ OUTPUT_MATCH_TYPES = (*MATCH_TYPES, "rest")
 REAL_TIME_TOLERANCE = 0.2
 
 
-_is_number = is_number
-
-
 def values_equal(a: Any, b: Any, *, loose_strings: bool = True) -> bool:
     """Deep equality for argument values."""
-    if _is_number(a) and _is_number(b):
+    if is_number(a) and is_number(b):
         return close(a, b)
     if isinstance(a, str) and isinstance(b, str):
         return a.strip().lower() == b.strip().lower() if loose_strings else a == b
@@ -76,7 +73,7 @@ def outputs_match(pred: Any, gold: Any, kind: str = "exact") -> bool:
 
 
 def _exact(a: Any, b: Any) -> bool:
-    if _is_number(a) and _is_number(b):
+    if is_number(a) and is_number(b):
         return close(a, b)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_exact(a[k], b[k]) for k in a)
@@ -86,7 +83,7 @@ def _exact(a: Any, b: Any) -> bool:
 
 
 def _within(a: Any, b: Any) -> bool:
-    if _is_number(a) and _is_number(b):
+    if is_number(a) and is_number(b):
         return within(a, b, REAL_TIME_TOLERANCE)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_within(a[k], b[k]) for k in a)
@@ -96,7 +93,7 @@ def _within(a: Any, b: Any) -> bool:
 
 
 def _structural(a: Any, b: Any) -> bool:
-    if _is_number(a) and _is_number(b):
+    if is_number(a) and is_number(b):
         return True
     if type(a) is not type(b) and not (isinstance(a, (list, tuple))
                                        and isinstance(b, (list, tuple))):
