@@ -44,13 +44,13 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, UserError):
         return str(exc)
     import traceback
+    from pathlib import Path
 
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "play2prompt" in f.filename.replace("\\", "/")]
+    package = Path(__file__).resolve().parent
     where = ""
-    if frames:
-        last = frames[-1]
-        where = f" at {last.filename.replace(chr(92), '/').rsplit('play2prompt/', 1)[-1]}" \
-                f":{last.lineno}"
-    notes = "".join(f"; {n}" for n in getattr(exc, "__notes__", ()) or ())
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename).resolve()
+        if path.is_relative_to(package):
+            where = f" at {path.relative_to(package).as_posix()}:{frame.lineno}"
+    notes = "".join(f"; {n}" for n in getattr(exc, "__notes__", ()))
     return f"{type(exc).__name__}: {exc}{where}{notes}"

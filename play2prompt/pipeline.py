@@ -147,12 +147,12 @@ def collect_results(tools: Sequence[Tool], outcomes: Sequence[Any],
     if failed:
         name, exc = failed[0]
         done = len(tools) - len(failed)
+        state = (f"({len(failed)} of {len(tools)} tools failed, {done} stored; continue with "
+                 f"--resume {run_id})")
         if not isinstance(exc, UserError):  # a bug: keep its traceback, say where it happened
-            exc.add_note(f"while optimizing tool {name!r} ({len(failed)} of {len(tools)} tools "
-                         f"failed, {done} stored; continue with --resume {run_id})")
+            exc.add_note(f"while optimizing tool {name!r} {state}")
             raise exc
-        message = (f"tool {name!r}: {exc} ({len(failed)} of {len(tools)} tools failed, {done} "
-                   f"stored; continue with --resume {run_id})")
+        message = f"tool {name!r}: {exc} {state}"
         raise (LMError if isinstance(exc, LMError) else UserError)(message) from exc
     return {r.name: r for r in outcomes}
 
