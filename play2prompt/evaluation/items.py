@@ -164,8 +164,8 @@ def run_side(name: str, run: Any, *, docs: bool = True, demos: bool = True,
     kept replaces nothing: each item shows it as the item gives it (a benchmark's questions
     may word one function's doc differently), exactly as on the baseline side."""
     return PromptSide(name,
-                      {n: r.doc for n, r in run.tools.items()
-                       if r.doc != r.original.doc} if docs else {},
+                      {n: r.doc for n, r in run.tools.items() if r.doc_changed}
+                      if docs else {},
                       {n: tuple(r.demos) for n, r in run.tools.items()} if demos else {},
                       k, drop_param_desc=drop_param_desc, seed=seed)
 
