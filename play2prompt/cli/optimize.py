@@ -68,6 +68,9 @@ def optimize_command(
     benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
+    opaque: Optional[str] = typer.Option(
+        None, "--opaque", help="bfcl: hide parts of each tool as OpaqueToolsBench does: a "
+                               "comma list of names, descriptions, param-docs, params"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     run_id: Optional[str] = typer.Option(None, help="name of the new run"),
     resume: Optional[str] = typer.Option(None, help="continue this run from its store"),
@@ -84,6 +87,8 @@ def optimize_command(
         raise UserError("--recompute goes with --resume RUN_ID")
     if executor not in ("local", "ray"):
         raise UserError(f"--executor must be local or ray, got {executor!r}")
+    if opaque is not None and (benchmark != "bfcl" or resume):
+        raise UserError("--opaque goes with --benchmark bfcl and a new run")
 
     overrides = dict(
         width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
@@ -106,7 +111,7 @@ def optimize_command(
     loaded, base_dir, label, exec_ctx = None, None, "run", None
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
-                                                  data_dir, config)
+                                                  data_dir, config, opaque)
     elif tools_file is not None:     # the run's own tools; run from this file's folder
         base_dir = tools_file.resolve().parent
     with progress_bars(not quiet) as prog:
@@ -120,14 +125,16 @@ def optimize_command(
     print_summary(result)
 
 
-def _load(tools_file, module, select, benchmark, subset, data_dir, config):
+def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):
     if benchmark:
         from play2prompt.benchmarks import load_benchmark
 
         bench = load_benchmark(benchmark)
+        extra = {"opaque": opaque} if opaque is not None else {}  # bfcl only (checked)
         loaded = bench.optimize_tools(data_dir=data_dir, subset=subset, select=select,
-                                      config=config)
-        return loaded.tools, loaded.base_dir, f"{benchmark}-{subset or 'all'}", loaded.exec_ctx
+                                      config=config, **extra)
+        label = f"{benchmark}-{subset or 'all'}" + ("-opaque" if opaque else "")
+        return loaded.tools, loaded.base_dir, label, loaded.exec_ctx
     if tools_file is None:
         raise UserError("give a tools.json, --benchmark NAME or --resume RUN_ID")
     from play2prompt.tools.loading import load_tools

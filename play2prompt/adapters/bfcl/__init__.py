@@ -4,7 +4,8 @@ Data: the Apache-2.0 wheel ``nvidia-bfcl`` (fetched by ``p2p data bfcl``, read a
 ``p2p eval bfcl`` evaluates a task model on the exec simple / multiple / parallel /
 parallel-multiple questions (offline by default: those whose ground truth needs no network)
 and, with ``--online``, REST. ``p2p optimize --benchmark bfcl`` optimizes the functions the
-offline questions use, each independently.
+offline questions use, each independently. Both take ``--opaque`` (OpaqueToolsBench's opacity
+settings, ``opacity.py``).
 """
 
 from __future__ import annotations
@@ -20,14 +21,19 @@ class BFCLBenchmark(BenchmarkBase):
     name = "bfcl"
 
     def optimize_tools(self, data_dir: Path | None = None, subset: str | None = None,
-                       select: Sequence[str] | None = None, config: Any = None) -> LoadedTools:
-        """The offline exec functions (``subset``: comma-separated categories)."""
+                       select: Sequence[str] | None = None, config: Any = None,
+                       opaque: str | None = None) -> LoadedTools:
+        """The offline exec functions (``subset``: comma-separated categories; ``opaque``:
+        each as OpaqueToolsBench hides it, a comma list of names, descriptions, param-docs,
+        params)."""
         from play2prompt.adapters.bfcl.data import EXEC_CATEGORIES, open_data
+        from play2prompt.adapters.bfcl.opacity import Opacity
         from play2prompt.adapters.bfcl.suite import optimization_tools, parse_categories
 
+        opacity = Opacity.parse(opaque)
         data, root = open_data(data_dir)
         categories = parse_categories(subset) if subset else list(EXEC_CATEGORIES)
-        tools = optimization_tools(data, categories, select)
+        tools = optimization_tools(data, categories, select, opacity)
         return LoadedTools(tools, base_dir=root)
 
     def eval_suite(self, data_dir: Path | None = None, subset: str | None = None) -> Any:

@@ -53,16 +53,43 @@ def eval_command(
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    opaque: Optional[str] = typer.Option(
+        None, "--opaque", help="hide parts of each question's tools as OpaqueToolsBench does: "
+                               "a comma list of names, descriptions, param-docs, params"),
+    opaque_check: Optional[Path] = typer.Option(
+        None, "--opaque-check", help="compare the questions with OpaqueToolsBench's config "
+                                     "files in this folder (your own download)"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> SuiteRequest:
     """BFCL executable: baseline vs optimized prompts, checked by execution."""
     from play2prompt.adapters.bfcl.data import open_data
+    from play2prompt.adapters.bfcl.opacity import Opacity
+    from play2prompt.adapters.bfcl.opaque_eval import (
+        OpaqueSuiteRequest,
+        opacity_note,
+        run_opacity,
+    )
     from play2prompt.adapters.bfcl.suite import load_suite, oracle_docs_path, parse_categories
 
+    opacity = Opacity.parse(opaque)
     data, root = open_data(data_dir)
-    suite = load_suite(data, root, parse_categories(categories), online=online)
-    return SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts, demos=demos,
-                        variant=variant, drop_param_desc=drop_param_desc, seed=seed,
-                        limit=limit, temperature=temperature, out=out, runs_dir=runs_dir,
-                        quiet=quiet, max_concurrency=max_concurrency,
-                        oracle=oracle_file or (oracle_docs_path() if oracle else None))
+    suite = load_suite(data, root, parse_categories(categories), online=online,
+                       opacity=opacity)
+    if opaque_check is not None:
+        from play2prompt.adapters.bfcl.otb_check import check_opaque
+
+        suite.notes.extend(check_opaque(opaque_check, suite, opacity))
+    run = None
+    if prompts:
+        from play2prompt.results import load_run_result
+
+        run = load_run_result(prompts, runs_dir)
+        suite.notes.extend(opacity_note(run, opacity))
+    options = dict(task_model=task_model, mode=mode, prompts=prompts, demos=demos,
+                   variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
+                   temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
+                   max_concurrency=max_concurrency,
+                   oracle=oracle_file or (oracle_docs_path() if oracle else None))
+    if opacity or run_opacity(run) - {""}:
+        return OpaqueSuiteRequest(suite, opacity=opacity, **options)
+    return SuiteRequest(suite, **options)

@@ -13,11 +13,19 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from play2prompt.adapters.bfcl.data import CATEGORIES, EXEC_CATEGORIES, BFCLData
 from play2prompt.adapters.bfcl.offline import network_functions
+from play2prompt.adapters.bfcl.opacity import (
+    Opacity,
+    opaque_name,
+    opaque_question,
+    opaque_tool,
+    real_name,
+)
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalItem, EvalSuite, Skipped
 from play2prompt.jsonutil import to_jsonable
@@ -95,11 +103,17 @@ def parse_ground_truth(calls: Sequence[str]) -> tuple[Invocation, ...]:
     return tuple(out)
 
 
-def exec_item(question: Mapping[str, Any], category: str, factory: ToolFactory) -> EvalItem:
+def exec_item(question: Mapping[str, Any], category: str, factory: ToolFactory,
+              opacity: Opacity = Opacity()) -> EvalItem:
+    """The question as an item; under ``opacity`` its specs are the opaque tools (running the
+    real functions) and its ground truth calls them by their shown names."""
     gold = parse_ground_truth(question["ground_truth"])
     kinds = [MATCH_NAMES.get(k, k) for k in question.get("execution_result_type") or []]
     kinds = (kinds + [kinds[-1] if kinds else "exact"] * len(gold))[: len(gold)]
     specs = tuple(factory.tool(f) for f in question["function"])
+    if opacity:
+        shown, names = opaque_question(specs, opacity)
+        specs, gold = tuple(shown), names.to_shown(gold)
     return EvalItem(id=str(question["id"]), query=question_text(question), calls=gold,
                     match=tuple(kinds), category=category, tools=tuple(t.name for t in specs),
                     specs=specs)
@@ -122,7 +136,9 @@ def rest_items(data: BFCLData, factory: ToolFactory) -> list[EvalItem]:
 
 
 def load_suite(data: BFCLData, root: Path, categories: Sequence[str] = CATEGORIES,
-               online: bool = False) -> EvalSuite:
+               online: bool = False, opacity: Opacity = Opacity()) -> EvalSuite:
+    """The questions of ``categories`` (``opacity``: the exec questions' tools as
+    OpaqueToolsBench hides them; REST is left as it is)."""
     network = network_functions(data.functions_source)
     factory = ToolFactory(data.functions_module(), network, online)
     items: list[EvalItem] = []
@@ -136,8 +152,8 @@ def load_suite(data: BFCLData, root: Path, categories: Sequence[str] = CATEGORIE
                                for q in data.questions("rest"))
             continue
         for question in data.questions(category):
-            item = exec_item(question, category, factory)
-            needs = [c.name for c in item.calls if c.name in network]
+            item = exec_item(question, category, factory, opacity)
+            needs = [n for c in item.calls if (n := real_call_name(item, c.name)) in network]
             if needs and not online:
                 skipped.append(Skipped(item.id, f"ground truth calls {needs[0]}, which "
                                                 f"{network[needs[0]]}", category))
@@ -152,9 +168,29 @@ def load_suite(data: BFCLData, root: Path, categories: Sequence[str] = CATEGORIE
                      f"ground truth needs no network); skipped {exec_total - len(items)} exec "
                      f"queries" + (f" and {rest} REST queries" if rest else "")
                      + " that need the network (reasons below; --online runs them)")
-    return EvalSuite("bfcl", items, skipped=skipped, categories=tuple(categories),
-                     require_exec=True, validate_schema=False, base_dir=root, notes=notes,
+    if opacity:
+        notes.append(f"opaque ({opacity.spec}, as OpaqueToolsBench): the task model sees "
+                     f"{'function_1, function_2, ... and ' if opacity.names else ''}the "
+                     "hidden specs; the real functions run and are checked")
+    return EvalSuite("bfcl", items, tools=real_library(items) if opacity.names else {},
+                     skipped=skipped, categories=tuple(categories), require_exec=True,
+                     validate_schema=False, base_dir=root, notes=notes,
                      oracle_covers_benchmark=True)
+
+
+def real_call_name(item: EvalItem, name: str) -> str:
+    """The real name of the tool ``item`` shows as ``name``."""
+    spec = next((s for s in item.specs if s.name == name), None)
+    return real_name(spec) if spec is not None else name
+
+
+def real_library(items: Sequence[EvalItem]) -> dict[str, Tool]:
+    """The items' tools under their real names (what oracle docs and runs are keyed by)."""
+    out: dict[str, Tool] = {}
+    for item in items:
+        for spec in item.specs:
+            out.setdefault(real_name(spec), replace(spec, name=real_name(spec)))
+    return out
 
 
 def oracle_docs_path() -> Path:
@@ -166,11 +202,34 @@ def oracle_docs_path() -> Path:
 
 
 def optimization_tools(data: BFCLData, categories: Sequence[str] = EXEC_CATEGORIES,
-                       select: Sequence[str] | None = None) -> list[Tool]:
+                       select: Sequence[str] | None = None,
+                       opacity: Opacity = Opacity()) -> list[Tool]:
     """The union of the functions the offline exec questions' ground truth uses, one tool per
-    function (the spec most questions give it)."""
+    function (the spec most questions give it). Under ``opacity`` each is the opaque tool,
+    named (with ``names``) ``function_N`` by its rank among all the offline exec functions;
+    ``select`` names real functions."""
     network = network_functions(data.functions_source)
     factory = ToolFactory(data.functions_module(), network, online=False)
+    specs = _used_specs(data, categories, network)
+    tools = {name: factory.tool(json.loads(c.most_common(1)[0][0]))
+             for name, c in sorted(specs.items())}
+    if opacity:
+        rank = {n: i for i, n in enumerate(sorted(_used_specs(data, EXEC_CATEGORIES, network)))}
+        tools = {n: opaque_tool(t, opaque_name(rank[n]) if opacity.names else n, opacity)
+                 for n, t in tools.items()}
+    if select:
+        unknown = [s for s in select if s not in tools]
+        if unknown:
+            raise UserError(f"unknown BFCL tool(s) {', '.join(unknown)} (offline exec "
+                            f"functions: {', '.join(tools)})")
+        return [tools[s] for s in select]
+    return list(tools.values())
+
+
+def _used_specs(data: BFCLData, categories: Sequence[str],
+                network: Mapping[str, str]) -> dict[str, Counter[str]]:
+    """Tool name -> how often each spec of it is given, over the offline questions whose
+    ground truth calls it."""
     specs: dict[str, Counter[str]] = {}
     for category in categories:
         if category == "rest":
@@ -183,12 +242,4 @@ def optimization_tools(data: BFCLData, categories: Sequence[str] = EXEC_CATEGORI
                 if tool_name(spec["name"]) in used:
                     key = json.dumps(spec, sort_keys=True)
                     specs.setdefault(tool_name(spec["name"]), Counter())[key] += 1
-    tools = {name: factory.tool(json.loads(c.most_common(1)[0][0]))
-             for name, c in sorted(specs.items())}
-    if select:
-        unknown = [s for s in select if s not in tools]
-        if unknown:
-            raise UserError(f"unknown BFCL tool(s) {', '.join(unknown)} (offline exec "
-                            f"functions: {', '.join(tools)})")
-        return [tools[s] for s in select]
-    return list(tools.values())
+    return specs

@@ -1,0 +1,153 @@
+"""``p2p eval bfcl --opaque``: the evaluation with each question's tools hidden.
+
+The suite's items already hold the opaque tools (running the real functions) and their ground
+truth by shown names, so execution and checking need nothing new. What a side gives (a run's
+optimized docs and demos, the oracle docs, the parameter-description dropout) is keyed by the
+real function: each function is optimized once, under whatever name its run gave it, and its
+doc and demos are shown in every question that lists it, under that question's name.
+:class:`OpaqueEvaluator` looks them up by real name and renames what it shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from play2prompt.adapters.bfcl.opacity import (
+    OPAQUE,
+    Opacity,
+    real_name,
+    renamed_demo,
+    renamed_doc,
+)
+from play2prompt.evaluation.items import EvalItem, PromptSide, sides_for
+from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
+from play2prompt.evaluation.session import (
+    EvalOptions,
+    EvalSession,
+    SuiteRequest,
+    eval_config,
+    limit_items,
+    load_oracle,
+)
+from play2prompt.jsonutil import derive_seed, stable_hash
+from play2prompt.lm._base import LM, ChatRequest
+from play2prompt.progress import Reporter
+from play2prompt.tools.model import Tool
+from play2prompt.tools.transform import drop_param_descriptions
+
+
+def run_names(run: Any) -> dict[str, str]:
+    """A run's tool names -> the real names of the functions they optimized."""
+    if run is None:
+        return {}
+    return {name: real_name(result.original) for name, result in run.tools.items()}
+
+
+def run_opacity(run: Any) -> set[str]:
+    """The opacity settings the run's tools were optimized under."""
+    if run is None:
+        return set()
+    return {str(r.original.meta.get(OPAQUE, "")) for r in run.tools.values()}
+
+
+def real_keyed(side: PromptSide, names: Mapping[str, str]) -> PromptSide:
+    """``side`` with its docs and demos keyed (and its demos' calls named) by real name; the
+    dropout is left to :class:`OpaqueEvaluator`."""
+    return replace(side, docs={names.get(n, n): d for n, d in side.docs.items()},
+                   demos={names.get(n, n): tuple(renamed_demo(d, names) for d in demos)
+                          for n, demos in side.demos.items()},
+                   drop_param_desc=0.0)
+
+
+class OpaqueEvaluator(Evaluator):
+    """Shows each side's docs and demos under the question's opaque names. ``drop_keys``: real
+    name -> the name the dropout draws by (the run's name for it, as in its optimization)."""
+
+    def __init__(self, *args: Any, drop: float = 0.0,
+                 drop_keys: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.drop = drop
+        self.drop_keys = dict(drop_keys or {})
+
+    def shown_tools(self, item: EvalItem, side: PromptSide) -> tuple[list[Tool], list[Any]]:
+        """The tools and demos ``side`` shows for ``item``, under the item's names."""
+        shown = self.suite.item_tools(item)
+        reals = [real_name(t) for t in shown]
+        keyed = [replace(t, name=self.drop_keys.get(r, r)) for t, r in zip(shown, reals)]
+        dropped = drop_param_descriptions(keyed, self.drop, self.settings.seed)
+        as_real = [replace(t, name=r) for t, r in zip(dropped, reals)]
+        names = {r: t.name for r, t in zip(reals, shown)}
+        texts = {k: names[r] for r, k in self.drop_keys.items() if r in names} | names
+        tools = []
+        for before, tool in zip(as_real, side.tools_for(as_real)):
+            if tool.doc != before.doc:
+                tool = tool.with_doc(renamed_doc(tool.doc, texts))
+            tools.append(replace(tool, name=names[tool.name]))
+        return tools, [renamed_demo(d, texts) for d in side.demos_for(as_real)]
+
+    def request(self, item: EvalItem, side: PromptSide) -> ChatRequest:
+        tools, demos = self.shown_tools(item, side)
+        return self.prompter.request(
+            tools, item.query, demos, seed=derive_seed(self.settings.seed, item.id),
+            temperature=self.settings.temperature, parallel=item.parallel,
+            max_tokens=self.settings.max_tokens)
+
+
+@dataclass(frozen=True)
+class OpaqueSuiteRequest(SuiteRequest):
+    """A BFCL evaluation request whose suite was loaded under ``opacity``."""
+
+    opacity: Opacity = Opacity()
+
+    def run(self, reporter: Reporter | None = None,
+            lm: LM | None = None) -> tuple[EvalResult, Path]:
+        """As :func:`play2prompt.evaluation.session.run_evaluation`, with an
+        :class:`OpaqueEvaluator` (``lm``: a model object instead of ``task_model``)."""
+        from play2prompt.evaluation.report import summary_for_store, write_outputs
+        from play2prompt.results import load_run_result
+
+        options = EvalOptions(task_model=self.task_model, prompts=self.prompts,
+                              variant=self.variant, demos=self.demos,
+                              drop_param_desc=self.drop_param_desc, limit=self.limit,
+                              max_concurrency=self.max_concurrency, oracle=self.oracle)
+        settings = EvalSettings(mode=self.mode, temperature=self.temperature, seed=self.seed)
+        run = load_run_result(self.prompts, self.runs_dir) if self.prompts else None
+        oracle = load_oracle(self.oracle, self.suite) if self.oracle else []
+        suite = limit_items(self.suite, self.limit)
+        config = eval_config(suite, options, settings,
+                             lm.model_id if lm is not None else self.task_model, run, oracle)
+        config["opaque"] = self.opacity.spec
+        out = Path(self.out or Path(self.runs_dir)
+                   / f"eval-{suite.name}-{stable_hash(config, length=8)}")
+        names = run_names(run)
+        sides = [real_keyed(s, names) for s in sides_for(
+            options.variant, run, options.demos, 0.0, settings.seed, oracle)]
+        with EvalSession.at(out, max_concurrency=self.max_concurrency) as session:
+            session.start(config)
+            task = session.model(lm if lm is not None else self.task_model)
+            ctx = session.context(suite.base_dir, task, options.tool_timeout)
+            evaluator = OpaqueEvaluator(suite, task, session.store, settings, ctx, reporter,
+                                        drop=self.drop_param_desc,
+                                        drop_keys={r: n for n, r in names.items()})
+            result = asyncio.run(evaluator.run(sides))
+            result.config = config
+            summary = summary_for_store(result)
+            for side in result.sides:
+                session.store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config,
+                                       summary)
+            write_outputs(result, out, suite.notes)
+        return result, out
+
+
+def opacity_note(run: Any, opacity: Opacity) -> list[str]:
+    """A line when the prompts were optimized under another opacity than evaluated."""
+    used = sorted(run_opacity(run) - {opacity.spec})
+    if not used:
+        return []
+    return [f"note: the prompts were optimized under --opaque "
+            f"{' / '.join(u or '(none)' for u in used)}, evaluated under --opaque "
+            f"{opacity.spec or '(none)'}"]
