@@ -52,6 +52,9 @@ class OptimizeConfig:
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
     # ("*" for the others); see lm.registry.concurrency_for. Never changes a result.
     max_concurrency: int | dict[str, int] | None = None
+    # tools that play, probes and re-reading may execute although they may change things
+    # (names, or "all"; see play2prompt.tools.effects). Read-only tools need no consent.
+    allow_side_effects: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,6 +65,8 @@ class OptimizeConfig:
         for key in ("examples", "docs"):
             if isinstance(data.get(key), dict):
                 data[key] = SearchSettings(**data[key])
+        if isinstance(data.get("allow_side_effects"), list):
+            data["allow_side_effects"] = tuple(data["allow_side_effects"])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -131,5 +136,8 @@ def validate(cfg: OptimizeConfig) -> None:
     values = limits.values() if isinstance(limits, dict) else [limits] if limits else []
     if any(not isinstance(v, int) or v < 1 for v in values):
         raise UserError("max_concurrency must be at least 1")
+    if not isinstance(cfg.allow_side_effects, tuple) or \
+            not all(isinstance(n, str) and n for n in cfg.allow_side_effects):
+        raise UserError("allow_side_effects must be a tuple of tool names (or 'all')")
     if cfg.task_mode not in ("function-calling", "prompting"):
         raise UserError("task_mode must be 'function-calling' or 'prompting'")

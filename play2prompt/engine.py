@@ -80,13 +80,16 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
     (:func:`play2prompt.method.calibration.calibrate`); without one, the ``llm_grading``
     setting decides (off when unset)."""
     secrets = for_tools(tools)
+    allow = tuple(config.allow_side_effects)  # play executes only what the user allowed
     if exec_ctx is None:
         ctx = ExecContext(base_dir=base_dir or Path.cwd(), lm=generator, store=store,
                           default_timeout=config.tool_timeout,
-                          observation_limit=config.observation_limit, scrubber=secrets)
+                          observation_limit=config.observation_limit, scrubber=secrets,
+                          allow_side_effects=allow)
     else:
         ctx = exec_ctx
         ctx.scrubber = ctx.scrubber.merged(secrets)
+        ctx.allow_side_effects = (*(ctx.allow_side_effects or ()), *allow)
     runtime = ToolRuntime(tools, ctx, store)
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,

@@ -3,8 +3,10 @@
 :func:`load_mcp_tools` starts the server (stdio command or streamable-HTTP URL), lists its tools
 and returns them as :class:`~play2prompt.tools.model.Tool` objects whose executor calls the same
 server (``{"mcp": {...}}``): names, descriptions and input schemas (type names normalised, the
-SDK's generated ``title`` fields dropped) as the server publishes them. Dumped with
-``dump_tools`` they make a tools.json that ``p2p optimize`` takes as is.
+SDK's generated ``title`` fields dropped) as the server publishes them, each marked
+``side_effects`` unless the server annotates it ``readOnlyHint: true`` (no annotations: not
+read-only, as the MCP specification says). Dumped with :func:`dump_with_flags` they make a
+tools.json that ``p2p optimize`` takes as is.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError, require
+from play2prompt.tools import effects
 from play2prompt.tools.executors._base import ToolCallError
 from play2prompt.tools.executors._mcp_session import START_TIMEOUT, McpConnection, ServerSpec
+from play2prompt.tools.loading import dump_tools
 from play2prompt.tools.model import Tool
 from play2prompt.tools.types import normalize_schema
 
@@ -104,13 +108,15 @@ def mcp_tool(listed: Any, conf: Mapping[str, Any], prefix: str = "") -> Tool:
         spec["tool"] = listed.name
     meta: dict[str, Any] = {"mcp": {"tool": listed.name}}
     annotations = getattr(listed, "annotations", None)
+    notes = None
     if annotations is not None:
-        meta["mcp"]["annotations"] = annotations.model_dump(mode="json", by_alias=True,
-                                                                exclude_none=True)
+        notes = annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
+        meta["mcp"]["annotations"] = notes
     parameters = normalize_schema(drop_generated_titles(dict(listed.input_schema or {})))
     parameters.setdefault("properties", {})
     return Tool(name=name, description=(listed.description or "").strip(),
-                parameters=parameters, executor={"mcp": spec}, meta=meta)
+                parameters=parameters, executor={"mcp": spec}, meta=meta,
+                side_effects=effects.mcp_reason(notes) is not None)
 
 
 def local_name(name: str, prefix: str = "") -> str:
@@ -136,15 +142,18 @@ def drop_generated_titles(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def destructive_tools(tools: Sequence[Tool]) -> list[str]:
-    """Tools the server marks destructive (MCP ``destructiveHint``): playing with them has
-    side effects."""
-    flagged = []
-    for tool in tools:
-        notes = (tool.meta.get("mcp") or {}).get("annotations") or {}
-        if notes.get("destructiveHint"):
-            flagged.append(tool.name)
-    return flagged
+def side_effect_tools(tools: Sequence[Tool]) -> list[tuple[str, str]]:
+    """The tools that are not read-only, each with why (its MCP annotations, or none): p2p
+    optimize executes them only with ``--allow-side-effects``."""
+    return [(tool.name, effects.reason(tool)) for tool in tools if tool.side_effects]
+
+
+def dump_with_flags(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The tools.json document, every tool with its ``"side_effects"`` written out."""
+    doc = dump_tools(tools)
+    for entry, tool in zip(doc["tools"], tools):
+        entry["side_effects"] = bool(tool.side_effects)
+    return doc
 
 
 def _title_case(name: str) -> str:

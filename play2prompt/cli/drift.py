@@ -36,6 +36,10 @@ def verify_command(
     match: Optional[list[str]] = typer.Option(None, "--match", help=MATCH_HELP),
     limit: int = typer.Option(10, min=1, help="recorded calls replayed per tool"),
     timeout: Optional[float] = typer.Option(None, help="seconds per tool execution"),
+    allow_side_effects: Optional[list[str]] = typer.Option(
+        None, "--allow-side-effects", metavar="TOOL,...|all",
+        help="tools verify may replay although they may change things (the others are "
+             "reported unchecked)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
 ) -> None:
     """Replay a run's demos and verified calls against the tools as they are now.
@@ -44,6 +48,7 @@ def verify_command(
     changed, gone, or new), 2 bad input. No LLM call."""
     from play2prompt.drift.recorded import open_recorded
     from play2prompt.drift.verify import verify_run
+    from play2prompt.tools.effects import parse_allow
     from play2prompt.tools.loading import load_tools
 
     default, by_tool = _matches(match)
@@ -51,7 +56,8 @@ def verify_command(
     with open_recorded(run, runs_dir) as recorded:
         report = verify_run(recorded, current, base_dir=tools.parent if tools else None,
                             match=default, match_by_tool=by_tool, limit=limit,
-                            timeout=timeout, tools_file=str(tools) if tools else None)
+                            timeout=timeout, tools_file=str(tools) if tools else None,
+                            allow_side_effects=parse_allow(allow_side_effects))
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:

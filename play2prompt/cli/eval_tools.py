@@ -26,19 +26,29 @@ def tools_command(
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
+    allow_side_effects: Optional[list[str]] = typer.Option(
+        None, "--allow-side-effects", metavar="TOOL,...|all",
+        help="tools the evaluation may execute although they may change things; the others "
+             "are never executed"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
+    from play2prompt.cli._common import console_err
     from play2prompt.cli._eval_common import execute_eval
     from play2prompt.evaluation.queries import load_queries, tools_suite
     from play2prompt.evaluation.session import SuiteRequest
+    from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
     from play2prompt.tools.loading import load_tools
 
     tools = load_tools(tools_file, module=module)
+    allow = parse_allow(allow_side_effects)
+    check_allow(tools, allow)
+    for note in consent_notes(tools, allow):
+        console_err.print(f"warning: {note}", highlight=False, markup=False)
     query_file = load_queries(queries, tools)
     suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
     execute_eval(SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts,
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,
                               seed=seed, limit=limit, temperature=temperature, out=out,
                               runs_dir=runs_dir, quiet=quiet, max_concurrency=max_concurrency,
-                              oracle=oracle))
+                              oracle=oracle, allow_side_effects=allow))

@@ -41,15 +41,14 @@ def from_mcp_command(
 ) -> None:
     """List an MCP server's tools and write them as a tools.json that p2p optimize takes
     as is (each tool calls the server through the mcp executor)."""
-    from play2prompt.adapters.mcp import destructive_tools, load_mcp_tools
-    from play2prompt.tools.loading import dump_tools
+    from play2prompt.adapters.mcp import dump_with_flags, load_mcp_tools, side_effect_tools
 
     command, args = (server[0], server[1:]) if server else (None, [])
     base_dir = out.resolve().parent if out is not None else Path.cwd()
     tools = load_mcp_tools(command, args, url=url, env=_parse_env(env), cwd=cwd,
                            base_dir=base_dir, prefix=prefix, select=select or None,
                            start_timeout=start_timeout)
-    text = json.dumps(dump_tools(tools), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(dump_with_flags(tools), indent=2, ensure_ascii=False) + "\n"
     if out is None:
         console.print(text, markup=False, highlight=False, end="")
     else:
@@ -57,10 +56,15 @@ def from_mcp_command(
         out.write_text(text, encoding="utf-8")
         console_err.print(f"wrote {len(tools)} tools to {out}: {', '.join(t.name for t in tools)}",
                           highlight=False)
-    risky = destructive_tools(tools)
+    risky = side_effect_tools(tools)
+    for name, why in risky:
+        console_err.print(f"not read-only: {name} ({why})", highlight=False, markup=False)
     if risky:
-        console_err.print(f"[yellow]warning:[/] the server marks {', '.join(risky)} destructive: "
-                          "p2p optimize will call them", highlight=False)
+        names = ",".join(name for name, _ in risky)
+        console_err.print(f'wrote "side_effects": true for {len(risky)} tool(s): p2p optimize '
+                          f"executes them only with --allow-side-effects {names} (or set "
+                          '"side_effects": false in the file for a tool you know is safe)',
+                          highlight=False, markup=False)
 
 
 def register(root: typer.Typer) -> None:

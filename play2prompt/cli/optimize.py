@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from play2prompt.cli._common import console, fmt, progress_bars, table
+from play2prompt.cli._common import console, console_err, fmt, progress_bars, table
 from play2prompt.errors import UserError
 
 
@@ -65,6 +65,11 @@ def optimize_command(
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
+    allow_side_effects: Optional[list[str]] = typer.Option(
+        None, "--allow-side-effects", metavar="TOOL,...|all",
+        help="tools play may execute although they may change things (not read-only by "
+             "their MCP annotations, HTTP method, SQL or \"side_effects\": true); the others "
+             "are never executed"),
     benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
@@ -78,10 +83,13 @@ def optimize_command(
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Optimize tool documentation and find verified demonstrations."""
+    from rich.markup import escape
+
     from play2prompt.config import preset
     from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
     from play2prompt.progress import NullReporter, RichReporter
+    from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
 
     if recompute and not resume:
         raise UserError("--recompute goes with --resume RUN_ID")
@@ -89,6 +97,10 @@ def optimize_command(
         raise UserError(f"--executor must be local or ray, got {executor!r}")
     if opaque is not None and (benchmark != "bfcl" or resume):
         raise UserError("--opaque goes with --benchmark bfcl and a new run")
+    allow = parse_allow(allow_side_effects)
+    if allow and resume:
+        raise UserError("--allow-side-effects goes with a new run: a resumed run keeps the "
+                        "consent it was started with")
 
     overrides = dict(
         width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
@@ -100,7 +112,8 @@ def optimize_command(
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None, probe=probe,
-        choose_demo_count=choose_demos, draft_rounds=draft_rounds)
+        choose_demo_count=choose_demos, draft_rounds=draft_rounds,
+        allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.benchmarks import load_benchmark
 
@@ -112,6 +125,9 @@ def optimize_command(
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
                                                   data_dir, config, opaque)
+        check_allow(loaded, allow)
+        for note in consent_notes(loaded, allow):
+            console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
     elif tools_file is not None:     # the run's own tools; run from this file's folder
         base_dir = tools_file.resolve().parent
     with progress_bars(not quiet) as prog:

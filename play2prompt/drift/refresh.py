@@ -178,7 +178,8 @@ class Preparation:
         scrubber: Scrubber = for_tools(tools).merged(for_tools(list(self.run.tools.values())))
         ctx = ExecContext(base_dir=self.base_dir, store=store,
                           default_timeout=self.config.tool_timeout,
-                          observation_limit=self.config.observation_limit, scrubber=scrubber)
+                          observation_limit=self.config.observation_limit, scrubber=scrubber,
+                          allow_side_effects=tuple(self.config.allow_side_effects))
         runtime = ToolRuntime(tools, ctx, store)
         try:
             names = list(self.plan.seeds)
@@ -221,7 +222,8 @@ def refresh(run_ref: str | Path, tools_file: Path, *, runs_dir: Path | None = No
     with open_recorded(run_ref, runs_dir) as run:
         report = verify_run(run, tools, base_dir=base_dir, match=match,
                             match_by_tool=match_by_tool, limit=limit,
-                            tools_file=str(tools_file))
+                            tools_file=str(tools_file),  # the run's own consent
+                            allow_side_effects=run.meta.config.get("allow_side_effects", ()))
         plan = plan_refresh(run, tools, report)
         if not plan.redo:
             return RefreshOutcome(plan)

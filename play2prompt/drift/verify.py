@@ -185,9 +185,11 @@ def check_matching(run: RecordedRun, tools: Sequence[Tool], source: str) -> None
 def verify_run(run: RecordedRun, tools: Sequence[Tool] | None = None, *,
                base_dir: Path | None = None, match: str = "exact",
                match_by_tool: Mapping[str, str] | None = None, limit: int = DEFAULT_LIMIT,
-               timeout: float | None = None, tools_file: str | None = None) -> VerifyReport:
+               timeout: float | None = None, tools_file: str | None = None,
+               allow_side_effects: Sequence[str] = ()) -> VerifyReport:
     """Check ``run`` against ``tools`` (default: the run's own tools, executed as recorded;
-    relative executor paths resolve against ``base_dir``, default the run's)."""
+    relative executor paths resolve against ``base_dir``, default the run's). A tool that may
+    change things is replayed only when ``allow_side_effects`` names it (or ``all``)."""
     by_tool = dict(match_by_tool or {})
     for kind in (match, *by_tool.values()):
         if kind not in MATCH_TYPES:
@@ -199,7 +201,8 @@ def verify_run(run: RecordedRun, tools: Sequence[Tool] | None = None, *,
         raise UserError(f"--match names tool(s) not in run {run.run_id!r}: {', '.join(unknown)}")
     scrubber = for_tools(list(run.tools.values())).merged(for_tools(current))
     ctx = ExecContext(base_dir=Path(base_dir or run.base_dir), scrubber=scrubber,
-                      default_timeout=timeout or float(run.meta.config.get("tool_timeout", 10)))
+                      default_timeout=timeout or float(run.meta.config.get("tool_timeout", 10)),
+                      allow_side_effects=tuple(allow_side_effects))
     runtime = ToolRuntime(current, ctx, store=None)
     try:
         checks = asyncio.run(_check_all(run, current, runtime, match, by_tool, limit))
@@ -227,7 +230,7 @@ async def _check_tool(run: RecordedRun, name: str, tool: Tool | None, runtime: T
     if tool is None:
         return ToolCheck(name, GONE, note=f"replaced by {successor}" if successor else "")
     schema = tuple(schema_changes(run.tools[name], tool))
-    reason = _unverifiable(tool)
+    reason = _unverifiable(tool) or _refused(runtime, name)
     recorded = [] if reason else run.calls(name, limit)
     calls = tuple(await asyncio.gather(*(_replay(c, runtime, kind) for c in recorded)))
     if schema:
@@ -250,6 +253,13 @@ def _unverifiable(tool: Tool) -> str:
     except ToolsFileError as exc:
         return str(exc)
     return "its executor answers with a language model; verify calls none" if needs_lm else ""
+
+
+def _refused(runtime: ToolRuntime, name: str) -> str:
+    """Why the tool's calls are not replayed without the user's consent, or ""."""
+    why = runtime.needs_consent(name)
+    return "" if why is None else (f"it may change things ({why}); verify calls none: pass "
+                                   f"--allow-side-effects {name}")
 
 
 async def _replay(call: RecordedCall, runtime: ToolRuntime, kind: str) -> CallCheck:

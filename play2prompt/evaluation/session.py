@@ -81,10 +81,12 @@ class EvalSession:
         return self.pool.add(spec.model_id, spec) if isinstance(spec, LM) else self.pool.get(spec)
 
     def context(self, base_dir: Path | None = None, lm: LM | None = None,
-                timeout: float = 10.0) -> ExecContext:
-        """An execution context logging to the store (closed with the session)."""
+                timeout: float = 10.0, allow_side_effects: Sequence[str] = ()) -> ExecContext:
+        """An execution context logging to the store (closed with the session); a tool that
+        may change things runs only when ``allow_side_effects`` names it (or ``all``)."""
         ctx = ExecContext(base_dir=base_dir or Path.cwd(), lm=lm, store=self.store,
-                          default_timeout=timeout)
+                          default_timeout=timeout,
+                          allow_side_effects=tuple(allow_side_effects))
         self._contexts.append(ctx)
         return ctx
 
@@ -115,6 +117,7 @@ class EvalOptions:
     tool_timeout: float = 10.0
     max_concurrency: int | None = None
     oracle: str | Path | None = None      # a tools file with correct docs: the yardstick side
+    allow_side_effects: tuple[str, ...] = ()  # tools executed although not read-only
 
 
 def limit_items(suite: EvalSuite, limit: int | None) -> EvalSuite:
@@ -139,6 +142,8 @@ def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
         "variant": options.variant if run is not None else "baseline",
         "demos": options.demos, "drop_param_desc": options.drop_param_desc,
     }
+    if options.allow_side_effects:
+        config["allow_side_effects"] = sorted(options.allow_side_effects)
     if oracle:
         config["oracle"] = {"file": str(options.oracle),
                             "docs": stable_hash([t.doc.to_dict() for t in oracle])}
@@ -185,7 +190,8 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
     with EvalSession.at(Path(out_dir), max_concurrency=options.max_concurrency) as session:
         session.start(config)
         task = session.model(lm if lm is not None else options.task_model)
-        ctx = session.context(suite.base_dir, task, options.tool_timeout)
+        ctx = session.context(suite.base_dir, task, options.tool_timeout,
+                              options.allow_side_effects)
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         result = asyncio.run(evaluator.run(sides))
         result.config = config
@@ -218,6 +224,7 @@ class SuiteRequest:
     quiet: bool = False
     max_concurrency: int | None = None
     oracle: Path | None = None        # a tools file with correct docs: the yardstick side
+    allow_side_effects: tuple[str, ...] = ()  # tools executed although not read-only
 
     def check(self) -> None:
         """One clear line for a bad option."""
@@ -239,7 +246,8 @@ class SuiteRequest:
         options = EvalOptions(task_model=self.task_model, prompts=self.prompts,
                               variant=self.variant, demos=self.demos,
                               drop_param_desc=self.drop_param_desc, limit=self.limit,
-                              max_concurrency=self.max_concurrency, oracle=self.oracle)
+                              max_concurrency=self.max_concurrency, oracle=self.oracle,
+                              allow_side_effects=self.allow_side_effects)
         settings = EvalSettings(mode=self.mode, temperature=self.temperature, seed=self.seed)
         return run_evaluation(self.suite, options, settings, runs_dir=self.runs_dir,
                               out_dir=self.out, reporter=reporter)

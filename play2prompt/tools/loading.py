@@ -3,6 +3,8 @@
 Every problem is reported as one line naming the file, the tool and the field: a file that is
 missing, too large, not UTF-8 (a byte-order mark is fine), not JSON or nested too deeply; an
 unknown field (own fields start with ``x-``); a ``$ref`` that points nowhere; a bad executor.
+A tool's ``"side_effects": true|false`` (see :mod:`play2prompt.tools.effects`) overrides what
+its executor tells; absent, it is inferred.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError, UserError
+from play2prompt.tools.effects import check_sandbox, declared_side_effects
 from play2prompt.tools.executors._base import available_executors, executor_kind, find_executor
 from play2prompt.tools.lint import lint_spec
 from play2prompt.tools.model import Tool
@@ -21,7 +24,7 @@ from play2prompt.tools.types import normalize_schema
 MAX_FILE_BYTES = 16 * 2**20   # a tools file larger than this is not a tools file
 MAX_DEPTH = 64                # brackets nested deeper than this are not a schema
 DOCUMENT_FIELDS = frozenset({"tools", "meta", "$schema", "version", "description"})
-ENTRY_FIELDS = frozenset({"type", "function", "executor", "meta"})
+ENTRY_FIELDS = frozenset({"type", "function", "executor", "meta", "side_effects"})
 FUNCTION_FIELDS = frozenset({"name", "description", "parameters", "strict", "response",
                              "returns"})
 
@@ -174,6 +177,7 @@ def _parse_entry(entry: Any, index: int, source: str, module: str | None) -> Too
         parameters=normalize_schema(parameters),
         executor=dict(executor) if executor is not None else None,
         meta=dict(entry.get("meta") or {}),
+        side_effects=declared_side_effects(entry, where),
     )
 
 
@@ -188,6 +192,7 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
                 not timeout > 0:
             raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a number of "
                                  f"seconds > 0, got {timeout!r}")
+        check_sandbox(tool.executor, kind, f"tool {tool.name!r}")
         if find_executor(kind) is None:
             known = available_executors()
             raise ToolsFileError(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from play2prompt.jsonutil import canonical, to_jsonable
+from play2prompt.tools.effects import declared_side_effects, inferred_reason
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,15 @@ class Tool:
     parameters: Mapping[str, Any]
     executor: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # executing it may change something (play2prompt.tools.effects): the tools file's
+    # "side_effects"; None is replaced by what the executor tells (MCP annotations, HTTP
+    # method, SQL statement; other kinds: False)
+    side_effects: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.side_effects is None:
+            inferred = inferred_reason(self.executor, self.meta) is not None
+            object.__setattr__(self, "side_effects", inferred)
 
     @property
     def properties(self) -> Mapping[str, Any]:
@@ -105,12 +115,15 @@ class Tool:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The tools.json entry (OpenAI spec + executor + meta)."""
+        """The tools.json entry (OpenAI spec + executor + meta; ``side_effects`` when the tool
+        has them or its executor alone would say it has)."""
         entry = self.to_openai()
         if self.executor is not None:
             entry["executor"] = copy.deepcopy(dict(self.executor))
         if self.meta:
             entry["meta"] = to_jsonable(dict(self.meta))
+        if self.side_effects or inferred_reason(self.executor, self.meta) is not None:
+            entry["side_effects"] = self.side_effects
         return entry
 
     @classmethod
@@ -122,6 +135,7 @@ class Tool:
             parameters=fn.get("parameters") or {"type": "object", "properties": {}},
             executor=entry.get("executor"),
             meta=entry.get("meta") or {},
+            side_effects=declared_side_effects(entry, f"tool {fn['name']!r}"),
         )
 
 

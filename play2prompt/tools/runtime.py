@@ -5,7 +5,10 @@ rejection and the tool is not run. Every observation is capped (``ExecContext.ob
 characters, the cut marked with the full size). Executions are logged in the run store and an
 invocation already seen (same tool, same arguments) is served from the log instead of being run
 again, unless it failed transiently (timeout, crash, unreachable, 5xx: tried again); identical
-invocations in flight at the same time share one execution.
+invocations in flight at the same time share one execution. A tool that may change things runs
+only with consent (``ExecContext.allow_side_effects``, :mod:`play2prompt.tools.effects`):
+without it every call is a ``consent`` observation, nothing is executed or logged, and
+:attr:`ToolRuntime.refused` counts the calls refused per tool.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from play2prompt.scrub import Scrubber
+from play2prompt.tools.effects import CONSENT, needs_consent, refusal_text
 from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
@@ -31,6 +35,7 @@ class ToolRuntime:
         self.executions = 0  # real executions (not served from the log)
         self.cache_hits = 0  # served from the log or shared with an identical one in flight
         self._inflight: dict[str, asyncio.Future[Observation]] = {}
+        self.refused: dict[str, int] = {}  # calls not executed for want of consent, per tool
 
     @property
     def scrubber(self) -> Scrubber:
@@ -58,8 +63,22 @@ class ToolRuntime:
             return Observation.failure("schema", "; ".join(errors[:5]))
         return None
 
+    def needs_consent(self, name: str) -> str | None:
+        """Why tool ``name`` is not executed here (it may change things and the user did not
+        allow it), or None when it may run."""
+        tool = self.tools.get(name)
+        return None if tool is None else needs_consent(tool, self.ctx.allow_side_effects)
+
+    def refusal(self, invocation: Invocation) -> Observation | None:
+        """The ``consent`` observation for a call that must not be executed, or None."""
+        why = self.needs_consent(invocation.name)
+        if why is None:
+            return None
+        self.refused[invocation.name] = self.refused.get(invocation.name, 0) + 1
+        return Observation.failure(CONSENT, refusal_text(invocation.name, why))
+
     async def run(self, invocation: Invocation, timeout: float | None = None) -> Observation:
-        rejected = self.check(invocation)
+        rejected = self.check(invocation) or self.refusal(invocation)
         if rejected is not None:
             return rejected
         key = invocation.key()

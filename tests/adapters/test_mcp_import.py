@@ -44,7 +44,7 @@ def execute(tools, base_dir: Path, name: str, **arguments):
 def test_load_writes_a_tools_file_that_runs(tmp_path):
     tools = load_mcp_tools(sys.executable, [str(SERVER)], base_dir=tmp_path)
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == {"add", "city_info", "nap", "freeze", "shutdown"}
+    assert set(by_name) == {"add", "city_info", "nap", "freeze", "shutdown", "note"}
     add = by_name["add"]
     assert add.description == "Add two integers."
     assert add.parameters == {"type": "object", "required": ["a", "b"],
@@ -144,3 +144,34 @@ def test_p2p_mcp_is_a_server_too(tmp_path):
     obs = execute(tools, tmp_path, "loan_payment", principal=250000, annual_rate=6.5, years=30)
     assert obs.ok and obs.output == _example("loan_payment")(principal=250000, annual_rate=6.5,
                                                              years=30)
+
+
+def test_from_mcp_writes_which_tools_are_not_read_only(tmp_path, capsys):
+    out = tmp_path / "tools.json"
+    assert main(["tools", "from-mcp", "-o", str(out), "--tool", "add", "--tool", "note",
+                 "--tool", "nap", "--", sys.executable, str(SERVER)]) == 0
+    err = capsys.readouterr().err
+    assert "not read-only: note (MCP annotations: not read-only)" in err
+    assert "not read-only: nap (MCP server gives no annotations" in err
+    assert "not read-only: add" not in err and "--allow-side-effects nap,note" in err
+    flags = {e["function"]["name"]: e["side_effects"]
+             for e in json.loads(out.read_text())["tools"]}
+    assert flags == {"add": False, "note": True, "nap": True}
+    assert {t.name: t.side_effects for t in load_tools(out)} == flags
+
+
+def test_optimize_never_calls_an_annotated_write_tool_without_consent(tmp_path):
+    notes = tmp_path / "notes.txt"
+    tools = load_mcp_tools(sys.executable, [str(SERVER)], base_dir=tmp_path,
+                           env={"TINY_NOTES": str(notes)}, select=["add", "note"])
+    config = preset("quick", seed=2)
+    optimize(tools, generator=FakeLM(fill_schema=True), config=config,
+             runs_dir=tmp_path / "runs", run_id="no", base_dir=tmp_path)
+    assert not notes.exists()                                # the server logged no write
+    with sqlite3.connect(tmp_path / "runs" / "no" / "run.db") as db:
+        assert db.execute("SELECT count(*) FROM executions WHERE tool = 'note'").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM executions WHERE tool = 'add'").fetchone()[0]
+    allowed = preset("quick", seed=2, allow_side_effects=("note",))
+    optimize(tools, generator=FakeLM(fill_schema=True), config=allowed,
+             runs_dir=tmp_path / "runs", run_id="yes", base_dir=tmp_path)
+    assert notes.read_text().strip()                         # played with

@@ -3,7 +3,9 @@ streamable HTTP on 127.0.0.1 when given a port.
 
 Tools: ``add`` (integers), ``city_info`` (a dict, raises for an unknown city), ``nap`` (sleeps
 in a worker thread: a slow tool on a healthy server) and ``freeze`` (blocks the server's event
-loop: a wedged server that no longer answers anything), ``shutdown`` (the process dies).
+loop: a wedged server that no longer answers anything), ``shutdown`` (the process dies),
+``note`` (writes: appends a line to the file named by ``TINY_NOTES``; annotated not read-only).
+``add`` and ``city_info`` are annotated read-only; the others have no annotations.
 """
 
 import asyncio
@@ -13,6 +15,7 @@ import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 
 CITIES = {"paris": {"country": "France", "population": 2102650},
           "lima": {"country": "Peru", "population": 9943800}}
@@ -20,13 +23,16 @@ CITIES = {"paris": {"country": "France", "population": 2102650},
 server = MCPServer("tiny")
 
 
-@server.tool()
+READ_ONLY = ToolAnnotations(readOnlyHint=True)
+
+
+@server.tool(annotations=READ_ONLY)
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def city_info(city: str) -> dict:
     """Facts about a city."""
     key = city.strip().lower()
@@ -48,6 +54,14 @@ async def freeze(seconds: float) -> str:
     time.sleep(seconds)
     await asyncio.sleep(0)
     return "thawed"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False))
+def note(text: str) -> str:
+    """Append a line to the notes file."""
+    with open(os.environ["TINY_NOTES"], "a", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return "noted"
 
 
 @server.tool()

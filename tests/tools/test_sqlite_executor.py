@@ -92,13 +92,40 @@ def test_list_argument_is_loaded_into_a_scratchpad_table(db, tmp_path):
     assert not bad.ok and "expected 1 value(s) per item for ids" in bad.error
 
 
-def test_database_is_read_only_and_sql_errors_are_observations(db, tmp_path):
-    tool = sqlite_tool("evil", "DELETE FROM product")
-    obs = run(tool, tmp_path)
-    assert not obs.ok and obs.error_type == "sql" and "readonly" in obs.error
+def count(db):
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT count(*) FROM product").fetchone()[0] == 4
-    conn.close()
+    try:
+        return conn.execute("SELECT count(*) FROM product").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def gated(tool, tmp_path, allow=()):
+    runtime = ToolRuntime([tool], ExecContext(base_dir=tmp_path, allow_side_effects=allow))
+    try:
+        return runtime.run_sync(Invocation(tool.name, {}))
+    finally:
+        runtime.close()
+
+
+def test_writing_sql_runs_only_with_consent_or_rolled_back(db, tmp_path):
+    reader = sqlite_tool("read", "WITH x AS (SELECT id FROM product) SELECT count(*) AS n FROM x")
+    assert reader.side_effects is False and gated(reader, tmp_path).output == [{"n": 4}]
+    tool = sqlite_tool("evil", "DELETE FROM product")
+    assert tool.side_effects is True
+    obs = gated(tool, tmp_path)
+    assert obs.error_type == "consent" and "--allow-side-effects evil" in obs.error
+    assert "SQL DELETE statement" in obs.error and count(db) == 4
+    sandboxed = Tool(tool.name, "", tool.parameters, {**tool.executor, "sandbox": "rollback"})
+    obs = gated(sandboxed, tmp_path)
+    assert obs.ok and obs.output == {"rows_changed": 4} and count(db) == 4   # rolled back
+    obs = gated(tool, tmp_path, allow=("evil",))
+    assert obs.ok and obs.output == {"rows_changed": 4} and count(db) == 0   # committed
+
+
+def test_sql_errors_are_observations(db, tmp_path):
+    obs = run(sqlite_tool("bad", "SELECT nope FROM product"), tmp_path)
+    assert not obs.ok and obs.error_type == "sql" and "no such column" in obs.error
     missing = Tool("m", "", {"type": "object", "properties": {}},
                    {"sqlite": {"database": "nope.sqlite", "sql": "SELECT 1"}})
     obs = run(missing, tmp_path)

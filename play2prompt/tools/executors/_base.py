@@ -40,7 +40,7 @@ BUILTIN_EXECUTORS: dict[str, str] = {
 }
 
 # Keys of an executor spec that configure the base rather than name a backend.
-COMMON_KEYS = {"timeout", "isolation", "match"}
+COMMON_KEYS = {"timeout", "isolation", "match", "sandbox"}
 
 
 class ToolCallError(Exception):
@@ -57,7 +57,12 @@ class ExecContext:
     simulated APIs, the run store, in-process callables by key (the ``callable`` executor),
     shared resources (worker processes) to close at the end, the bound on one observation
     (characters) and the run's scrubber (its secrets: whatever publishes tool output or error
-    text passes it through ``scrubber.text``/``.value``)."""
+    text passes it through ``scrubber.text``/``.value``).
+
+    ``allow_side_effects``: the tools that may change things when executed (names, or
+    ``"all"``); None, the default, sets no gate (the user's own calls, as ``p2p mcp`` makes).
+    Play, evaluation and verify set a tuple, so a tool that is not read-only runs only with
+    consent (:mod:`play2prompt.tools.effects`)."""
 
     base_dir: Path = field(default_factory=Path.cwd)
     lm: Any = None
@@ -67,6 +72,7 @@ class ExecContext:
     observation_limit: int | None = DEFAULT_LIMIT
     scrubber: Scrubber = field(default_factory=Scrubber)
     callables: dict[str, Any] = field(default_factory=dict)
+    allow_side_effects: tuple[str, ...] | None = None
 
     def close(self) -> None:
         for res in list(self.resources.values()):

@@ -12,8 +12,13 @@ Spec::
         "max_rows": 1000
     }}
 
-- The database is opened read-only (``mode=ro``) for every call; nothing the tool does can
-  change it.
+- A single ``SELECT`` (``WITH ... SELECT`` too) opens the database read-only (``mode=ro``):
+  nothing it does can change the database. Any other statement may write: the tool counts as
+  having side effects (:mod:`play2prompt.tools.effects`) and play runs it only with consent,
+  in a transaction that is committed, or with ``"sandbox": "rollback"`` next to ``"sqlite"`` in
+  the executor spec, in a transaction rolled back after every call (the output is what the
+  statement returned; the database is left as it was). A statement that returns no rows
+  answers ``{"rows_changed": N}``.
 - ``params`` are bound by name to the ``:name`` placeholders of ``sql``. Their Python types are
   checked strictly before anything runs: ``integer`` takes an int, ``float`` a float (an int is
   refused: "expected float, got int for x"), ``text`` a string.
@@ -39,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from play2prompt.tools.effects import sql_reason
 from play2prompt.tools.executors._base import Executor, ToolCallError
 
 SCALAR_TYPES = ("integer", "float", "text")
@@ -110,6 +116,12 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, check_same_thread=False)
 
 
+def open_read_write(path: Path) -> sqlite3.Connection:
+    """A connection that opens no transaction of its own (the caller says BEGIN)."""
+    uri = f"file:{path.resolve().as_posix()}?mode=rw"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+
 class SqliteExecutor(Executor):
     def __init__(self, tool: Any, spec: Any, ctx: Any) -> None:
         super().__init__(tool, spec, ctx)
@@ -123,6 +135,8 @@ class SqliteExecutor(Executor):
         self.list_params: dict[str, Mapping[str, Any]] = dict(conf.get("list_params") or {})
         self.columns: dict[str, Any] = dict(conf.get("columns") or {})
         self.max_rows = int(conf.get("max_rows", DEFAULT_MAX_ROWS))
+        self.writes = sql_reason(self.sql) is not None       # not a single SELECT
+        self.rollback = spec.get("sandbox") == "rollback"   # every execution rolled back
         for name, kind in self.params.items():
             if kind not in SCALAR_TYPES:
                 raise ToolCallError(f"parameter {name}: unknown type {kind!r} "
@@ -150,28 +164,40 @@ class SqliteExecutor(Executor):
         lists = self.check_arguments(arguments)
         if not self.database.is_file():
             raise ToolCallError(f"database not found: {self.database}", "unavailable")
-        conn = open_read_only(self.database)
+        conn = open_read_write(self.database) if self.writes else \
+            open_read_only(self.database)
         deadline = time.monotonic() + timeout
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10000)
         try:
+            if self.writes:
+                conn.execute("BEGIN")
             for name, rows in lists.items():
                 self._load_list(conn, self.list_params[name], rows)
-            binds = {k: arguments[k] for k in self.params}
-            try:
-                cur = conn.execute(self.sql, binds)
-                rows = cur.fetchmany(self.max_rows)
-            except sqlite3.OperationalError as exc:
-                if "interrupted" in str(exc):
-                    raise ToolCallError(f"query took longer than {timeout:g} s",
-                                        "timeout") from exc
-                raise ToolCallError(f"SQL error: {exc}", "sql") from exc
-            keys = unique_keys([d[0] for d in cur.description or []])
-            records = [dict(zip(keys, map(_plain, row))) for row in rows]
-            if not records:
-                self._suggest(conn, arguments)
+            cur, rows = self._query(conn, {k: arguments[k] for k in self.params}, timeout)
+            if cur.description is None:
+                records: Any = {"rows_changed": max(cur.rowcount, 0)}
+            else:
+                keys = unique_keys([d[0] for d in cur.description])
+                records = [dict(zip(keys, map(_plain, row))) for row in rows]
+                if not records:
+                    self._suggest(conn, arguments)
+            if self.writes:
+                conn.execute("ROLLBACK" if self.rollback else "COMMIT")
             return records
         finally:
+            if conn.in_transaction:
+                conn.rollback()
             conn.close()
+
+    def _query(self, conn: sqlite3.Connection, binds: dict[str, Any],
+               timeout: float) -> tuple[sqlite3.Cursor, list[Any]]:
+        try:
+            cur = conn.execute(self.sql, binds)
+            return cur, cur.fetchmany(self.max_rows)
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise ToolCallError(f"query took longer than {timeout:g} s", "timeout") from exc
+            raise ToolCallError(f"SQL error: {exc}", "sql") from exc
 
     @staticmethod
     def _load_list(conn: sqlite3.Connection, spec: Mapping[str, Any],
