@@ -1,9 +1,10 @@
 """Exporters: a finished run's tools, docs and demos in the formats agents consume.
 
-Exporters are a registry by name (``openai``, ``anthropic``, ``mcp``, ``dspy``, ``python``,
-``markdown``), imported only when used. Third-party formats register a
-:class:`~play2prompt.emit._base.Exporter` subclass under the entry-point group
-``play2prompt.exporters``.
+Exporters are a registry by name (``openai``, ``openai-responses``, ``anthropic``, ``mcp``,
+``dspy``, ``python``, ``llm``, ``markdown``), imported only when used. Each format's file is
+exactly what its consumer takes; :mod:`play2prompt.emit._base` says where the demos go.
+Third-party formats register a :class:`~play2prompt.emit._base.Exporter` subclass under the
+entry-point group ``play2prompt.exporters``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ ENTRY_POINT_GROUP = "play2prompt.exporters"
 
 BUILTIN_EXPORTERS: dict[str, str] = {
     "openai": "play2prompt.emit.openai:OpenAIExporter",
+    "openai-responses": "play2prompt.emit.openai_responses:OpenAIResponsesExporter",
     "anthropic": "play2prompt.emit.anthropic:AnthropicExporter",
     "mcp": "play2prompt.emit.mcp:McpExporter",
     "dspy": "play2prompt.emit.dspy:DspyExporter",
     "python": "play2prompt.emit.python:PythonExporter",
+    "llm": "play2prompt.emit.llm:LlmExporter",
     "markdown": "play2prompt.emit.markdown:MarkdownExporter",
 }
 

@@ -5,6 +5,12 @@ documentation applied (optimized, or the original D0 with ``original=True``) and
 demonstrations. How demos travel is the exporter's business: a separate field (a system-prompt
 snippet, MCP resources, docstring examples) or, with ``demos_inline``, inside the description.
 
+The rule every format keeps: its file is exactly what its consumer takes (a ``tools=`` list
+loads straight into the SDK, a module imports). Demos go where the consumer has a place for them
+(a module's data, MCP's ``_meta``, the descriptions with ``demos_inline``); where it has none
+they go to the sidecar, and ``p2p export`` says so when it writes to standard output. A
+parameter without documentation is exported without a ``description`` key, never with ``""``.
+
 Every export is published: the run goes through its scrubber first
 (:meth:`~play2prompt.results.RunResult.published`) and the exporter's output once more at the
 end (every string of a JSON document, the whole text of the others), so no exporter, built-in
@@ -13,9 +19,12 @@ or third-party, can write a secret the scrubber knows or recognises.
 
 from __future__ import annotations
 
+import copy
 import json
+import pprint
+import textwrap
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,6 +78,18 @@ class ExportTool:
         return replace(self.tool, description=self.description(inline)) if inline else self.tool
 
 
+def documented_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a parameters schema without the empty ``description`` of each undocumented
+    parameter (an empty text documents nothing; consumers take the key's absence)."""
+    params = copy.deepcopy(dict(parameters))
+    props = params.get("properties")
+    if isinstance(props, dict):
+        for schema in props.values():
+            if isinstance(schema, dict) and not str(schema.get("description", "x")).strip():
+                del schema["description"]
+    return params
+
+
 def task_mode(run: RunResult) -> str:
     mode = str(run.config.get("task_mode") or "function-calling")
     return mode if mode in MODES else "function-calling"
@@ -80,11 +101,15 @@ def prepare(run: RunResult, options: ExportOptions) -> list[ExportTool]:
     out = []
     for result in run.tools.values():
         if options.original:
-            out.append(ExportTool(result.original, result, (), mode))
+            out.append(ExportTool(_documented(result.original), result, (), mode))
             continue
         demos = result.demos if options.demos is None else result.demos[:options.demos]
-        out.append(ExportTool(result.optimized, result, tuple(demos), mode))
+        out.append(ExportTool(_documented(result.optimized), result, tuple(demos), mode))
     return out
+
+
+def _documented(tool: Tool) -> Tool:
+    return replace(tool, parameters=documented_parameters(tool.parameters))
 
 
 def all_demos_text(tools: Sequence[ExportTool]) -> str:
@@ -93,6 +118,14 @@ def all_demos_text(tools: Sequence[ExportTool]) -> str:
     if not demos:
         return ""
     return render_demos(demos, tools[0].mode).strip()
+
+
+def python_literal(value: list[Any]) -> str:
+    """A Python literal of a list of JSON data, one item per block (for generated modules)."""
+    if not value:
+        return "[]"
+    items = [pprint.pformat(v, width=92, sort_dicts=False) for v in value]
+    return "[\n" + "".join(textwrap.indent(i, "    ") + ",\n" for i in items) + "]"
 
 
 def sidecar_path(path: Path) -> Path:
@@ -123,6 +156,11 @@ class Exporter(ABC):
     def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
         """The file content."""
 
+    def demos_outside(self, run: RunResult, options: ExportOptions | None = None) -> int:
+        """How many demos the export's own file leaves to its sidecar (0: the file carries
+        every demo it exports)."""
+        return 0
+
     def sidecar(self, run: RunResult, options: ExportOptions | None = None) -> str | None:
         """A second file that goes with the export (what cannot sit in the main file, e.g.
         the run's metadata and the demos next to a bare ``tools=`` list), or None. It is
@@ -135,6 +173,13 @@ class JsonExporter(Exporter):
 
     suffix = ".json"
     media_type = "application/json"
+    sidecar_demos: ClassVar[bool] = False   # the demos go to the sidecar (no place in the file)
+
+    def demos_outside(self, run: RunResult, options: ExportOptions | None = None) -> int:
+        options = options or ExportOptions()
+        if not self.sidecar_demos or options.demos_inline or options.original:
+            return 0
+        return sum(len(t.demos) for t in prepare(run, options))
 
     def document(self, run: RunResult, options: ExportOptions | None = None) -> Any:
         options = options or ExportOptions()

@@ -1,13 +1,15 @@
-"""MCP: the ``tools/list`` entries (``name``, ``description``, ``inputSchema``) and the demos.
+"""MCP: a ``tools/list`` result (``ListToolsResult``), the demos in each tool's ``_meta``.
 
-``demos`` maps each tool to its demonstrations (query and calls), the content ``p2p mcp`` serves
-as the resource ``p2p://demos/<tool>``; with ``--demos-inline`` they are in the descriptions
-instead.
+The export is ``{"_meta": {"play2prompt/run": ...}, "tools": [...]}``: what an MCP server
+answers to ``tools/list``, each entry a ``Tool`` (``name``, ``description``, ``inputSchema``).
+MCP keeps extra data in ``_meta``, so the demos need no sidecar: each tool's
+``_meta["play2prompt/demos"]`` lists its demonstrations (query and calls), the content
+``p2p mcp`` serves as the resource ``p2p://demos/<tool>``. With ``--demos-inline`` they are in
+the descriptions instead.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,11 +18,16 @@ from play2prompt.emit.openai import run_info
 from play2prompt.results import RunResult
 
 DEMOS_URI = "p2p://demos/{name}"
+DEMOS_META = "play2prompt/demos"
+RUN_META = "play2prompt/run"
 
 
 def mcp_tool(tool: ExportTool, inline: bool) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description(inline),
-            "inputSchema": copy.deepcopy(dict(tool.tool.parameters))}
+    entry: dict[str, Any] = {"name": tool.name, "description": tool.description(inline),
+                             "inputSchema": dict(tool.tool.parameters)}
+    if tool.demos and not inline:
+        entry["_meta"] = {DEMOS_META: demo_records(tool)}
+    return entry
 
 
 def demo_records(tool: ExportTool) -> list[dict[str, Any]]:
@@ -29,14 +36,9 @@ def demo_records(tool: ExportTool) -> list[dict[str, Any]]:
 
 class McpExporter(JsonExporter):
     name = "mcp"
-    help = "MCP tool list (inputSchema) and the demos per tool"
+    help = "MCP tools/list result (inputSchema), the demos in each tool's _meta"
 
     def build(self, tools: Sequence[ExportTool], run: RunResult,
               options: ExportOptions) -> dict[str, Any]:
-        demos = {} if options.demos_inline else {t.name: demo_records(t) for t in tools
-                                                 if t.demos}
-        return {
-            "play2prompt": run_info(run, options),
-            "tools": [mcp_tool(t, options.demos_inline) for t in tools],
-            "demos": demos,
-        }
+        return {"_meta": {RUN_META: run_info(run, options)},
+                "tools": [mcp_tool(t, options.demos_inline) for t in tools]}

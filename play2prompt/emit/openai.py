@@ -1,4 +1,4 @@
-"""OpenAI: the ``tools=`` list, and a sidecar with the run's metadata and the demos.
+"""OpenAI Chat Completions: the ``tools=`` list, and a sidecar with the run and the demos.
 
 The export is a plain list, ready for ``client.chat.completions.create(tools=...)`` as loaded:
 each tool's name, its exported description and its parameters schema with the per-parameter
@@ -18,8 +18,13 @@ from play2prompt.emit._base import ExportOptions, ExportTool, JsonExporter, all_
 from play2prompt.results import RunResult
 
 
+def demos_text(tools: Sequence[ExportTool], options: ExportOptions) -> str:
+    """The demos for a system prompt: empty when they sit in the descriptions."""
+    return "" if options.demos_inline else all_demos_text(tools)
+
+
 def demo_messages(tools: Sequence[ExportTool], options: ExportOptions) -> list[dict[str, str]]:
-    text = "" if options.demos_inline else all_demos_text(tools)
+    text = demos_text(tools, options)
     return [{"role": "system", "content": text}] if text else []
 
 
@@ -29,7 +34,8 @@ def run_info(run: RunResult, options: ExportOptions) -> dict[str, Any]:
 
 class OpenAIExporter(JsonExporter):
     name = "openai"
-    help = "OpenAI tools list (tools=), the demos as a system message in the sidecar"
+    help = "OpenAI Chat Completions tools= list; the demos as a system message in the sidecar"
+    sidecar_demos = True
 
     def build(self, tools: Sequence[ExportTool], run: RunResult,
               options: ExportOptions) -> list[dict[str, Any]]:

@@ -1,9 +1,14 @@
-"""Python: typed function stubs with Google-style docstrings (Args / Returns / Examples).
+"""Python: typed functions with Google-style docstrings (Args / Returns / Examples).
 
 Code-writing agents plan best with signatures they can read: each tool becomes a keyword-only
 function whose annotations come from its JSON Schema, whose docstring is the exported
-documentation and whose examples are the run's verified demos. Bodies raise
-``NotImplementedError``: bind them to the real tools (or let the agent emit calls to them).
+documentation and whose examples are the run's verified demos. Each function calls the real
+tool: the module's ``bind()`` takes the implementations (a module whose functions carry the
+tools' names, a mapping by tool name, or keyword arguments), and a call passes its arguments on
+under the tools' own parameter names. The examples are doctests run under the module's
+``dry_run()`` (a call returns the tool call it would make instead of making it), so
+``python -m doctest`` on the file passes without the tools and checks every demo against its
+function's signature.
 """
 
 from __future__ import annotations
@@ -91,17 +96,52 @@ def returns_text(description: str) -> str:
     return match.group(1).strip() if match else "The tool's result (a JSON value)."
 
 
-def _example_lines(tool: ExportTool) -> list[str]:
+def _default(schema: Mapping[str, Any]) -> Any:
+    """The default the signature gives an optional parameter (None unless the schema has one
+    that is a plain literal)."""
+    value = schema.get("default")
+    return value if isinstance(value, (str, int, float, bool)) else None
+
+
+def sent_arguments(tool: ExportTool, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments the generated function passes on for a call with ``arguments``, or None
+    when its signature rejects the call (an unknown or a missing required argument)."""
+    props, required = tool.tool.properties, set(tool.tool.required)
+    if set(arguments) - set(props) or required - set(arguments):
+        return None
+    out = {}
+    for name, schema in props.items():
+        value = arguments.get(name, _default(schema) if isinstance(schema, Mapping) else None)
+        if value is not None or name in required:
+            out[name] = value
+    return out
+
+
+def _example_lines(tool: ExportTool, by_name: Mapping[str, ExportTool]) -> list[str]:
+    """Each demo: its request, then its calls as a doctest under ``dry_run()`` (a call that is
+    not one of the module's functions is shown, not run)."""
     lines: list[str] = []
+    pad = " " * 8
     for demo in tool.demos:
-        lines.extend(_wrap(demo.query, " " * 8))
+        lines += ([""] if lines else []) + _wrap(demo.query, pad)
+        runnable = []
         for call in demo.calls:
             args = {identifier(k): v for k, v in call.arguments.items()}
-            lines.append(" " * 8 + ">>> " + Invocation(identifier(call.name), args).to_python())
+            text = Invocation(identifier(call.name), args).to_python()
+            target = by_name.get(call.name)
+            sent = sent_arguments(target, call.arguments) if target else None
+            if sent is None:
+                lines.append(f"{pad}{text}")
+            else:
+                runnable.append((text, {"name": call.name, "arguments": sent}))
+        if runnable:
+            lines += ["", f"{pad}>>> with dry_run():"]
+            lines += [f"{pad}...     {text}" for text, _ in runnable]
+            lines += [f"{pad}{sent!r}" for _, sent in runnable]
     return lines
 
 
-def _docstring(tool: ExportTool) -> list[str]:
+def _docstring(tool: ExportTool, by_name: Mapping[str, ExportTool]) -> list[str]:
     t = tool.tool
     body = _wrap(t.description or "(no description)", " " * 4)
     if identifier(t.name) != t.name:
@@ -113,13 +153,28 @@ def _docstring(tool: ExportTool) -> list[str]:
             body += _wrap(f"{identifier(pname)}: {desc}", " " * 8, " " * 12)
     body += ["", "    Returns:"] + _wrap(f"Any: {returns_text(t.description)}", " " * 8, " " * 12)
     if tool.demos:
-        body += ["", "    Examples:"] + _example_lines(tool)
+        body += ["", "    Examples:"] + _example_lines(tool, by_name)
     lines = [_escape(line) for line in body]
     lines[0] = '    """' + lines[0].lstrip()
     return lines + ['    """']
 
 
-def stub(tool: ExportTool) -> str:
+def _call_line(tool: ExportTool) -> str:
+    """``return _call(tool name, {parameter: argument}, required names)``."""
+    t = tool.tool
+    pairs = [f"{n!r}: {identifier(n)}" for n in t.properties]
+    names = [repr(n) for n in t.required if n in t.properties]
+    required = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    line = f"    return _call({t.name!r}, {{{', '.join(pairs)}}}, {required})"
+    if len(line) <= WIDTH:
+        return line
+    return (f"    return _call(\n        {t.name!r},\n        {{\n"
+            + "".join(f"            {p},\n" for p in pairs)
+            + f"        }},\n        {required},\n    )")
+
+
+def function(tool: ExportTool, by_name: Mapping[str, ExportTool] | None = None) -> str:
+    """One tool as a keyword-only function that calls the bound implementation."""
     t = tool.tool
     required = set(t.required)
     params = [_parameter(n, s if isinstance(s, Mapping) else {}, n in required)
@@ -127,24 +182,97 @@ def stub(tool: ExportTool) -> str:
     signature = f"def {identifier(t.name)}(" + (f"*, {', '.join(params)}" if params else "")
     signature += ") -> Any:"
     if len(signature) > WIDTH:
-        signature = (f"def {identifier(t.name)}(\n    *,\n" +
-                     "".join(f"    {p},\n" for p in params) + ") -> Any:")
-    body = "\n".join(_docstring(tool))
-    message = f"{t.name}: bind this stub to the real tool"
-    raise_line = f"    raise NotImplementedError({message!r})"
-    return f"{signature}\n{body}\n{raise_line}\n"
+        signature = (f"def {identifier(t.name)}(\n    *,\n"
+                     + "".join(f"    {p},\n" for p in params) + ") -> Any:")
+    body = "\n".join(_docstring(tool, by_name or {tool.name: tool}))
+    return f"{signature}\n{body}\n{_call_line(tool)}\n"
+
+
+_HEADER = '''"""Tool functions generated by {note}.
+
+Signatures follow the tools' JSON Schemas; the examples are the run's demonstrations. Bind the
+real tools once, then call the functions:
+
+    import my_tools          # the implementations
+    bind(my_tools)           # or bind({{"tool-name": fn}}), or bind(function_name=fn)
+
+``python -m doctest`` on this file checks every example under ``dry_run()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Literal  # noqa: F401
+
+# function name -> tool name
+TOOLS: dict[str, str] = {names}
+
+_BOUND: dict[str, Callable[..., Any]] = {{}}
+_DRY_RUN: contextvars.ContextVar[bool] = contextvars.ContextVar("p2p_dry_run", default=False)
+
+
+def bind(source: Any = None, /, **functions: Callable[..., Any]) -> None:
+    """Use these implementations of the tools from now on.
+
+    ``source``: a mapping from tool (or function) name to callable, or a module or object whose
+    attributes named like the functions (or the tools) are the implementations; keyword
+    arguments name functions. A name that is no tool of this module is an error.
+    """
+    found: dict[str, Any] = {{}}
+    if isinstance(source, Mapping):
+        found.update(source)
+    elif source is not None:
+        for func, tool in TOOLS.items():
+            impl = getattr(source, func, None) or getattr(source, tool, None)
+            if callable(impl):
+                found[tool] = impl
+    found.update(functions)
+    for name, impl in found.items():
+        tool = TOOLS.get(name, name)
+        if tool not in TOOLS.values():
+            raise KeyError(f"no tool named {{name!r}} (tools: {{', '.join(TOOLS.values())}})")
+        _BOUND[tool] = impl
+
+
+@contextlib.contextmanager
+def dry_run() -> Iterator[None]:
+    """Inside it a function returns the call it would make (the tool's name and the arguments
+    under its own parameter names) instead of making it."""
+    token = _DRY_RUN.set(True)
+    try:
+        yield
+    finally:
+        _DRY_RUN.reset(token)
+
+
+def _call(tool: str, arguments: dict[str, Any], required: tuple[str, ...]) -> Any:
+    sent = {{k: v for k, v in arguments.items() if v is not None or k in required}}
+    if _DRY_RUN.get():
+        return {{"name": tool, "arguments": sent}}
+    impl = _BOUND.get(tool)
+    if impl is None:
+        raise LookupError(f"{{tool}}: no implementation bound: call bind() with it first")
+    return impl(**sent)
+'''
+
+
+def _names_literal(tools: Sequence[ExportTool]) -> str:
+    pairs = [f"{identifier(t.name)!r}: {t.name!r}" for t in tools]
+    one = "{" + ", ".join(pairs) + "}"
+    if len(one) <= WIDTH - 24:
+        return one
+    return "{\n" + "".join(f"    {p},\n" for p in pairs) + "}"
 
 
 class PythonExporter(Exporter):
     name = "python"
     suffix = ".py"
     media_type = "text/x-python"
-    help = "typed Python stubs with docstrings (Args/Returns/Examples)"
+    help = "typed Python functions that call the bound tools; the demos as doctests"
 
     def render(self, tools: Sequence[ExportTool], run: RunResult, options: ExportOptions) -> str:
-        header = (f'"""Tool stubs generated by {source_note(run, options)}.\n\n'
-                  'Signatures follow the tools\' JSON Schemas; the examples are the run\'s '
-                  'demonstrations.\n"""\n\n'
-                  "from __future__ import annotations\n\n"
-                  "from typing import Any, Literal  # noqa: F401\n")
-        return header + "".join(f"\n\n{stub(t)}" for t in tools)
+        by_name = {t.name: t for t in tools}
+        header = _HEADER.format(note=source_note(run, options), names=_names_literal(tools))
+        return header + "".join(f"\n\n{function(t, by_name)}" for t in tools)

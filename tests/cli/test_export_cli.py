@@ -14,8 +14,9 @@ def test_export_to_file_and_stdout(tmp_path, capsys):
     assert main(["export", str(run_dir), "--format", "anthropic", "-o", str(out),
                  "--demos", "1", "--demos-inline"]) == 0
     doc = json.loads(out.read_text())
-    assert doc["tools"][0]["input_schema"]["required"] == ["principal", "annual_rate", "years"]
-    assert doc["tools"][0]["description"].count("Request:") == 1
+    assert doc[0]["input_schema"]["required"] == ["principal", "annual_rate", "years"]
+    assert doc[0]["description"].count("Request:") == 1
+    assert json.loads((out.parent / "tools.meta.json").read_text())["system"] == ""
     capsys.readouterr()
     # by id, from the runs folder
     assert main(["export", "golden", "-f", "markdown", "--runs-dir", str(tmp_path / "runs")]) == 0
@@ -26,11 +27,33 @@ def test_export_all_formats_to_a_folder(tmp_path):
     run_dir = make_stored_run(tmp_path / "runs")
     assert main(["export", str(run_dir), "--format", "all", "-o", str(tmp_path / "all")]) == 0
     names = sorted(p.name for p in (tmp_path / "all").iterdir())
-    assert names == ["p2p_anthropic.json", "p2p_dspy.py", "p2p_markdown.md", "p2p_mcp.json",
-                     "p2p_openai.json", "p2p_openai.meta.json", "p2p_python.py"]
+    assert names == ["p2p_anthropic.json", "p2p_anthropic.meta.json", "p2p_dspy.py",
+                     "p2p_llm.py", "p2p_markdown.md", "p2p_mcp.json", "p2p_openai-responses.json",
+                     "p2p_openai-responses.meta.json", "p2p_openai.json",
+                     "p2p_openai.meta.json", "p2p_python.py"]
     assert isinstance(json.loads((tmp_path / "all" / "p2p_openai.json").read_text()), list)
     meta = json.loads((tmp_path / "all" / "p2p_openai.meta.json").read_text())
     assert set(meta) == {"play2prompt", "messages"}
+
+
+def test_stdout_names_where_the_demos_went(tmp_path, capsys):
+    """On stdout a tools= list has no place for the demos: a warning says how to get them."""
+    run_dir = make_stored_run(tmp_path / "runs")
+    for fmt in ("openai", "openai-responses", "anthropic"):
+        assert main(["export", str(run_dir), "-f", fmt]) == 0
+        out, err = capsys.readouterr()
+        assert isinstance(json.loads(out), list)
+        assert "warning: 3 demo(s) are not in this output" in err, fmt
+        assert "--sidecar" in err and "-o FILE" in err and "--demos-inline" in err
+    for options in (["--demos-inline"], ["--demos", "0"], ["--original"], ["-f", "mcp"],
+                    ["-f", "python"]):
+        assert main(["export", str(run_dir), *options]) == 0
+        assert capsys.readouterr().err == "", options
+    assert main(["export", str(run_dir), "-f", "anthropic", "--sidecar"]) == 0
+    meta = json.loads(capsys.readouterr().out)
+    assert meta["play2prompt"]["run_id"] == "golden" and "Request:" in meta["system"]
+    assert main(["export", str(run_dir), "-f", "mcp", "--sidecar"]) == 2
+    assert "has no sidecar" in capsys.readouterr().err
 
 
 def test_export_errors_are_one_line(tmp_path, capsys):

@@ -130,31 +130,36 @@ def test_openai_carries_the_optimized_doc_and_keeps_the_schema(run):
                      for k, v in original["properties"].items()}
 
 
-def test_anthropic_tools_validate_and_system_has_the_demos(run):
+def test_anthropic_tools_validate_and_the_sidecar_has_the_demos(run):
     doc = _doc(run, "anthropic")
-    for tool in doc["tools"]:
+    for tool in doc:
         jsonschema.validate(tool, ANTHROPIC_TOOL)
-    assert doc["tools"][0]["description"] == run.tools["loan_payment"].doc.description
-    assert "loan_payment" in doc["system"] and "get-forecast" in doc["system"]
+    assert doc[0]["description"] == run.tools["loan_payment"].doc.description
+    system = _sidecar(run, "anthropic")["system"]
+    assert "loan_payment" in system and "get-forecast" in system
 
 
-def test_mcp_tools_validate_with_the_sdk_types(run):
+def test_mcp_is_a_tools_list_result_with_the_demos_in_meta(run):
     types = need("mcp_types", "mcp")
     doc = _doc(run, "mcp")
-    for entry in doc["tools"]:
-        tool = types.Tool.model_validate(entry)
-        assert tool.input_schema["type"] == "object"
-    assert set(doc["demos"]) == {"loan_payment", "get-forecast"}
-    assert doc["demos"]["loan_payment"][0]["calls"][0]["arguments"]["years"] == 30
+    listed = types.ListToolsResult.model_validate(doc)
+    assert [t.name for t in listed.tools] == list(run.tools)
+    assert all(t.input_schema["type"] == "object" for t in listed.tools)
+    demos = {t.name: t.meta["play2prompt/demos"] for t in listed.tools if t.meta}
+    assert set(demos) == {"loan_payment", "get-forecast"}
+    assert demos["loan_payment"][0]["calls"][0]["arguments"]["years"] == 30
+    assert listed.meta == {"play2prompt/run": {"run_id": "golden", "docs": "optimized"}}
+    assert get_exporter("mcp").sidecar(run) is None
 
 
 def test_demos_inline_k_and_original(run):
     inline = _doc(run, "anthropic", demos=1, demos_inline=True)
-    assert inline["system"] == ""
-    loan = inline["tools"][0]["description"]
+    assert _sidecar(run, "anthropic", demos=1, demos_inline=True)["system"] == ""
+    loan = inline[0]["description"]
     assert loan.startswith(run.tools["loan_payment"].doc.description)
     assert loan.count("Request:") == 1 and "250000" in loan
-    assert inline["tools"][1]["description"] == "Converts units."   # no demos: unchanged
+    assert inline[1]["description"] == "Converts units."   # no demos: unchanged
+    assert "_meta" not in _doc(run, "mcp", demos_inline=True)["tools"][0]
 
     none = _sidecar(run, "openai", demos=0)
     assert none["messages"] == []
@@ -174,7 +179,7 @@ def _load_module(path, name):
     return module
 
 
-def test_python_stubs_are_typed_and_documented(run, tmp_path):
+def test_python_functions_are_typed_and_documented(run, tmp_path):
     path = tmp_path / "stubs.py"
     emit.write_export(run, "python", path)
     ast.parse(path.read_text())
@@ -186,11 +191,11 @@ def test_python_stubs_are_typed_and_documented(run, tmp_path):
     doc = inspect.getdoc(stubs.loan_payment)
     assert doc.startswith("Monthly payment of a fixed-rate loan.")
     assert "annual_rate: yearly interest rate in percent" in doc
-    assert ">>> loan_payment(principal=250000, annual_rate=6.5, years=30)" in doc
+    assert "...     loan_payment(principal=250000, annual_rate=6.5, years=30)" in doc
     forecast = inspect.signature(stubs.get_forecast).parameters
     assert forecast["units"].default == "c" and forecast["class_"].default is None
     assert "a \"quoted\" | piped \\ text" in inspect.getdoc(stubs.get_forecast)
-    with pytest.raises(NotImplementedError, match="loan_payment"):
+    with pytest.raises(LookupError, match="loan_payment: no implementation bound"):
         stubs.loan_payment(principal=1, annual_rate=1, years=1)
 
 

@@ -42,7 +42,8 @@ def test_every_format_exports_the_stored_run(fake_run):
         assert entry["function"]["description"] == result.doc.description
     assert any(r.demos for r in fake_run.tools.values())
     mcp = json.loads(export_run(fake_run, "mcp", ExportOptions(demos=1)))
-    assert mcp["demos"]
-    for name, demos in mcp["demos"].items():
-        assert len(demos) == 1
-        assert demos[0]["query"] == fake_run.tools[name].demos[0].query
+    demos = {t["name"]: t["_meta"]["play2prompt/demos"] for t in mcp["tools"] if "_meta" in t}
+    assert demos
+    for name, found in demos.items():
+        assert len(found) == 1
+        assert found[0]["query"] == fake_run.tools[name].demos[0].query

@@ -20,10 +20,12 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "openai": ("openai", ExportOptions()),
     "openai_inline_k1": ("openai", ExportOptions(demos=1, demos_inline=True)),
+    "openai_responses": ("openai-responses", ExportOptions()),
     "anthropic": ("anthropic", ExportOptions()),
     "mcp": ("mcp", ExportOptions()),
     "dspy": ("dspy", ExportOptions()),
     "python": ("python", ExportOptions()),
+    "llm": ("llm", ExportOptions()),
     "markdown": ("markdown", ExportOptions()),
     "markdown_original": ("markdown", ExportOptions(original=True)),
 }
@@ -46,10 +48,15 @@ def test_export_matches_golden(case, tmp_path):
     assert text == path.read_text(encoding="utf-8")
 
 
-def test_openai_sidecar_matches_golden(tmp_path):
+SIDECARS = {"openai": "openai.meta.json", "openai-responses": "openai_responses.meta.json",
+            "anthropic": "anthropic.meta.json"}
+
+
+@pytest.mark.parametrize("fmt", sorted(SIDECARS))
+def test_sidecar_matches_golden(fmt, tmp_path):
     run = load_run_result(make_stored_run(tmp_path))
-    text = get_exporter("openai").sidecar(run, ExportOptions())
-    path = GOLDEN / "openai.meta.json"
+    text = get_exporter(fmt).sidecar(run, ExportOptions())
+    path = GOLDEN / SIDECARS[fmt]
     if os.environ.get("P2P_UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")

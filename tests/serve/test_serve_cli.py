@@ -42,7 +42,7 @@ def test_p2p_serve_over_http(tmp_path):
                 assert time.monotonic() < deadline, "server did not start"
                 time.sleep(0.2)
         assert health.json() == {"status": "ok", "runs": ["golden"]}
-        tools = httpx.get(f"{base}/v1/tools", params={"format": "anthropic"}).json()["tools"]
+        tools = httpx.get(f"{base}/v1/tools", params={"format": "anthropic"}).json()
         assert tools[0]["name"] == "loan_payment" and "input_schema" in tools[0]
         missing = httpx.get(f"{base}/v1/tools/nope")
         assert missing.status_code == 404 and "no tool 'nope'" in missing.json()["error"]
