@@ -1,19 +1,50 @@
-"""Shared CLI helpers: consoles, tables, progress (the bars live in play2prompt.progress)."""
+"""Shared CLI helpers: consoles, tables, JSON output (the bars live in play2prompt.progress).
+
+Output that goes to a pipe or a file is never cut: there the consoles are as wide as any line
+(:data:`PIPE_WIDTH`), so a table keeps its natural width and a long reason stays whole.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.table import Table
 
 from play2prompt.progress import progress_bars
 
-__all__ = ["console", "console_err", "fmt", "progress_bars", "table"]
+__all__ = ["PIPE_WIDTH", "FullWidthConsole", "console", "console_err", "fmt", "print_json",
+           "progress_bars", "table"]
 
-console = Console(soft_wrap=True)
-console_err = Console(stderr=True, soft_wrap=True)
+PIPE_WIDTH = 100_000   # wider than any line: nothing is wrapped or cut with "…"
+
+
+class FullWidthConsole(Console):
+    """A rich console that cuts nothing where no person reads a terminal.
+
+    Rich takes the width of whichever standard stream is a terminal (``p2p sweep > out`` in a
+    terminal still gets its 80 or 120 columns) and wraps or ellipsizes tables to it. Printing
+    to a pipe or a file, this console is :data:`PIPE_WIDTH` wide instead, unless a width was
+    given.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(PIPE_WIDTH, dims.height)
+        return dims
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
+console = FullWidthConsole(soft_wrap=True)
+console_err = FullWidthConsole(stderr=True, soft_wrap=True)
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
@@ -27,6 +58,12 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> 
     for row in cells:
         t.add_row(*row)
     return t
+
+
+def print_json(value: Any) -> None:
+    """``value`` as one JSON document on stdout (for ``--json``): plain text, never wrapped,
+    no colour; what JSON cannot hold (paths, dates) as text."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def fmt(value: Any, digits: int = 2) -> str:

@@ -3,14 +3,17 @@ suite request with progress bars and printing the accuracy and cost tables."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from play2prompt.cli._common import console, console_err, progress_bars
+from play2prompt.cli._common import console, console_err, print_json, progress_bars
 from play2prompt.evaluation.session import SuiteRequest
 
 
-def execute_eval(request: SuiteRequest) -> Any:
+def execute_eval(request: SuiteRequest, as_json: bool = False) -> Any:
+    """Run the evaluation; print its tables, or with ``as_json`` its summary.json (and where
+    the results are) as one JSON document on stdout."""
     from play2prompt.progress import NullReporter, RichReporter
 
     request.check()
@@ -19,8 +22,18 @@ def execute_eval(request: SuiteRequest) -> Any:
     with progress_bars(not request.quiet) as prog:
         reporter = RichReporter(prog) if prog is not None else NullReporter()
         result, out_dir = request.run(reporter)
-    print_result(result, out_dir)
+    if as_json:
+        print_json(json_result(out_dir))
+    else:
+        print_result(result, out_dir)
     return result
+
+
+def json_result(out_dir: Path) -> dict[str, Any]:
+    """The evaluation's summary.json, with the folder of its files."""
+    path = Path(out_dir) / "summary.json"
+    summary = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return {**summary, "results_dir": str(out_dir)}
 
 
 def print_result(result: Any, out_dir: Path) -> None:

@@ -30,7 +30,10 @@ def tools_command(
         None, "--allow-side-effects", metavar="TOOL,...|all",
         help="tools the evaluation may execute although they may change things; the others "
              "are never executed"),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bars"),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="print the results (summary.json) as one JSON document "
+                                      "instead of tables"),
 ) -> None:
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
     from play2prompt.cli._common import console_err
@@ -51,4 +54,4 @@ def tools_command(
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,
                               seed=seed, limit=limit, temperature=temperature, out=out,
                               runs_dir=runs_dir, quiet=quiet, max_concurrency=max_concurrency,
-                              oracle=oracle, allow_side_effects=allow))
+                              oracle=oracle, allow_side_effects=allow), as_json=as_json)

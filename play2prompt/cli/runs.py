@@ -1,57 +1,156 @@
-"""``p2p runs list`` and ``p2p runs show``."""
+"""``p2p runs list`` and ``p2p runs show`` (``--json``: the same as one JSON document)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from play2prompt.cli._common import console, fmt, table
-from play2prompt.store.meta import Meta
+from play2prompt.cli._common import console, fmt, print_json, table
+from play2prompt.store.meta import EVAL_KIND, Meta
 
 app = typer.Typer(help="List and inspect runs.", no_args_is_help=True)
 
+RUNS_DIR_HELP = "folder of the runs"
+JSON_HELP = "print one JSON document instead of tables"
+
 
 @app.command("list")
-def list_command(runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR")) -> None:
-    """List the runs in the runs folder."""
+def list_command(
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR", help=RUNS_DIR_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """List the runs in the runs folder: optimization runs and evaluations, apart."""
     from play2prompt.store.runs import list_runs
 
-    infos = list_runs(runs_dir)
-    if not infos:
-        console.print(f"no runs in {runs_dir}")
+    runs = [_listed(i) for i in list_runs(runs_dir)]
+    if as_json:
+        print_json({"runs_dir": str(runs_dir), "runs": runs})
         return
-    rows = [[i.run_id, i.created, i.status, i.tools, i.samples] for i in infos]
-    console.print(table("runs", ["run", "created", "status", "tools done", "LLM samples"], rows))
+    if not runs:
+        console.print(f"no runs in {runs_dir}", highlight=False, markup=False)
+        return
+    for kind, title in (("optimize", "runs"), (EVAL_KIND, "evaluations"), ("?", "unreadable")):
+        rows = [[r["run_id"], r["created"], r["status"], r["tools"], r["llm_samples"]]
+                for r in runs if r["kind"] == kind]
+        if rows:
+            console.print(table(title, ["run", "created", "status", "tools done",
+                                        "LLM samples"], rows))
+
+
+def _listed(info: Any) -> dict[str, Any]:
+    from play2prompt.store.runs import read_meta
+
+    try:
+        kind = "?" if info.status == "unreadable" else (read_meta(info.path).kind or "optimize")
+    except Exception:  # noqa: BLE001 - a broken folder is listed, not fatal
+        kind = "?"
+    return {"run_id": info.run_id, "kind": kind, "created": info.created,
+            "status": info.status, "tools": info.tools, "llm_samples": info.samples,
+            "path": str(info.path)}
 
 
 @app.command("show")
-def show_command(run: str, runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR")
-                 ) -> None:
-    """Show a run: config, per-tool results and cost."""
-    from play2prompt.scrub import Scrubber
-    from play2prompt.store.runs import open_run, shown_status
+def show_command(
+    run: str = typer.Argument(..., help="run id or run folder (runs/<id>)"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR", help=RUNS_DIR_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show a run: models, per-tool results, cost and speed."""
+    from play2prompt.store.runs import open_run
 
     store = open_run(run, runs_dir, read_only=True)
+    try:
+        data = show_data(store)
+    finally:
+        store.close()
+    if as_json:
+        print_json(data)
+    else:
+        print_show(data)
+
+
+def show_data(store: Any) -> dict[str, Any]:
+    """What ``runs show`` tells, as JSON data."""
+    from play2prompt.scrub import Scrubber
+    from play2prompt.store.runs import shown_status
+
     meta = store.all_meta()
-    status = shown_status(store.run_dir, store.run_meta())
-    console.print(f"run {meta.get(Meta.RUN_ID)} ({status}), created "
-                  f"{meta.get(Meta.CREATED)}")
-    console.print(f"models: {Scrubber().value(meta.get(Meta.MODELS))}")  # keys in URLs
-    origin = meta.get(Meta.REFRESHED_FROM)
-    if origin:
-        console.print(f"refreshed from run {origin.get('run')}: re-optimized "
-                      f"{', '.join(origin.get('reoptimized') or []) or 'none'}; reused "
-                      f"{', '.join(origin.get('reused') or []) or 'none'}")
-    rows = []
-    for name, r in store.results().items():
-        s = r.get("stats", {})
-        rows.append([name, s.get("valid_invocations"), s.get("demos"), fmt(s.get("best_reward")),
-                     "yes" if r.get("doc_changed") else "no", r.get("doc_reason", "")])
-    console.print(table("tools", ["tool", "valid calls", "demos", "best reward", "doc changed",
-                                  "why"], rows))
     calls = store.call_stats()
-    console.print(f"logged LLM samples: {calls['total']}")
-    execs = store.execution_stats()
-    console.print(f"tool executions: {sum(v['total'] for v in execs.values())} "
-                  f"({sum(v['ok'] for v in execs.values())} ok)")
+    last = meta.get(Meta.LAST_STATS) or {}
+    data = {
+        "run_id": meta.get(Meta.RUN_ID), "kind": meta.get(Meta.KIND) or "optimize",
+        "status": shown_status(store.run_dir, store.run_meta()),
+        "created": meta.get(Meta.CREATED), "path": str(store.run_dir),
+        "models": Scrubber().value(meta.get(Meta.MODELS) or {}),   # keys in URLs
+        "refreshed_from": meta.get(Meta.REFRESHED_FROM),
+        "tools": {name: _tool_data(r) for name, r in store.results().items()},
+        "llm_calls": calls["total"], "llm_calls_by_role": calls["by_role"],
+        "speed": last.get("speed") or {},
+        "tool_executions": store.execution_stats(),
+    }
+    if data["kind"] == EVAL_KIND:
+        data["evaluations"] = [{"eval_id": e.get("eval_id"), "name": e.get("name"),
+                                "summary": e.get("summary")} for e in store.evals()]
+    return data
+
+
+def _tool_data(result: Mapping[str, Any]) -> dict[str, Any]:
+    s = result.get("stats", {})
+    return {"valid_calls": s.get("valid_invocations"),
+            "verified_examples": s.get("verified_examples"),
+            "fact_tests": s.get("fact_tests"),
+            "fact_tests_failed_by_original": s.get("fact_tests_failed_by_original"),
+            "demos": s.get("demos"), "best_reward": s.get("best_reward"),
+            "doc_changed": bool(result.get("doc_changed")),
+            "doc_reason": result.get("doc_reason", ""), "scores": result.get("scores") or {}}
+
+
+def print_show(data: Mapping[str, Any]) -> None:
+    """``runs show`` for a person: plain lines and one table, nothing cut in a pipe."""
+    out = console.print
+    kind = " evaluation" if data["kind"] == EVAL_KIND else ""
+    out(f"run {data['run_id']}{kind} ({data['status']}), created {data['created']}",
+        highlight=False, markup=False)
+    models = ", ".join(f"{k} {v}" for k, v in data["models"].items()) or "-"
+    out(f"models: {models}", highlight=False, markup=False)
+    origin = data["refreshed_from"]
+    if origin:
+        out(f"refreshed from run {origin.get('run')}: re-optimized "
+            f"{', '.join(origin.get('reoptimized') or []) or 'none'}; reused "
+            f"{', '.join(origin.get('reused') or []) or 'none'}", highlight=False, markup=False)
+    for ev in data.get("evaluations", []):
+        out(f"evaluation {ev['name']} ({ev['eval_id']}): results in {data['path']}/summary.md",
+            highlight=False, markup=False)
+    if data["tools"]:
+        out(table("tools", ["tool", "valid calls", "verified examples", "fact tests (D0 fails)",
+                            "demos", "best reward", "doc changed", "why"],
+                  [_tool_row(name, t) for name, t in data["tools"].items()]))
+    total = data["llm_calls"]
+    out(f"logged LLM samples: {total['samples']} ({total['failed']} failed), tokens "
+        f"{total['prompt_tokens']} prompt + {total['completion_tokens']} completion",
+        highlight=False, markup=False)
+    for model, sp in data["speed"].items():
+        out(_speed_line(model, sp), highlight=False, markup=False)
+    execs = data["tool_executions"]
+    out(f"tool executions: {sum(v['total'] for v in execs.values())} "
+        f"({sum(v['ok'] for v in execs.values())} ok)", highlight=False, markup=False)
+
+
+def _tool_row(name: str, t: Mapping[str, Any]) -> list[Any]:
+    tests = (f"{t['fact_tests']} ({t['fact_tests_failed_by_original'] or 0})"
+             if t["fact_tests"] is not None else "-")
+    return [name, t["valid_calls"], t["verified_examples"], tests, t["demos"],
+            fmt(t["best_reward"]), "yes" if t["doc_changed"] else "no", t["doc_reason"]]
+
+
+def _speed_line(model: str, sp: Mapping[str, Any]) -> str:
+    share = sp.get("share_of_ceiling")
+    return (f"speed of {model} (last session): busy {sp.get('busy_s')} s, "
+            f"{sp.get('prompt_tokens_processed')} prompt tokens processed, "
+            f"{sp.get('completion_tokens')} generated, {sp.get('tokens_per_s')} "
+            f"tokens/s" + (f", {share:.0%} of the ceiling measured here"
+                           if share is not None else
+                           " (no ceiling measured here: bench/bench_ceiling.py)"))

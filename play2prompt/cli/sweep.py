@@ -51,12 +51,16 @@ def sweep_command(
     mode: str = typer.Option("function-calling", help="function-calling | prompting"),
     temperature: float = typer.Option(0.0, help="task model temperature at evaluation"),
     max_concurrency: Optional[int] = typer.Option(None, help="LLM requests in flight"),
-    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR",
+                                  help="folder of the runs (the sweep's in runs/sweeps/NAME)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress lines"),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="print the summary as one JSON document (progress lines "
+                                      "go to stderr)"),
 ) -> None:
     """Run an ablation sweep: methods and variants x settings, optimized and evaluated, as
     tables + plots (each method against the original docs, query by query)."""
-    from play2prompt.cli._common import console
+    from play2prompt.cli._common import console, console_err
     from play2prompt.config import preset
     from play2prompt.evaluation.runner import EvalSettings
     from play2prompt.store.runs import check_run_id
@@ -82,11 +86,17 @@ def sweep_command(
                      base=preset(preset_name, **overrides), sampler=sampler or "grid",
                      n_trials=n_trials, metric=metric, minimize_calls=minimize_calls,
                      storage=storage, resume=resume, worker=worker)
-    log = (lambda _msg: None) if quiet else (lambda msg: console.print(msg, highlight=False))
+    out = console_err if as_json else console
+    log = (lambda _msg: None) if quiet else (lambda msg: out.print(msg, highlight=False))
     result = run_sweep(spec, target, generator=generator, task_model=task_model,
                        settings=EvalSettings(mode=mode, temperature=temperature),
                        runs_dir=runs_dir, max_concurrency=max_concurrency, log=log)
-    print_result(result)
+    if as_json:
+        from play2prompt.cli._common import print_json
+
+        print_json(json_result(result))
+    else:
+        print_result(result)
 
 
 def _target(tools_file: Path | None, queries: Path | None, module: str | None,
@@ -129,6 +139,21 @@ def print_result(result: Any) -> None:
     for line in result.failed:
         console.print(f"failed: {line}", highlight=False, markup=False)
     console.print(f"results: {result.sweep_dir}/summary.md, trials.csv, plots/")
+
+
+def json_result(result: Any) -> dict[str, Any]:
+    """The sweep's summary as JSON data: the table's rows, the verdicts, the cost, what
+    failed and where the files are."""
+    import json
+
+    from play2prompt.sweep.tables import verdicts
+
+    empty = result.trials.empty
+    rows = [] if empty else json.loads(result.summary.to_json(orient="records"))
+    return {"name": result.name, "summary": rows,
+            "verdicts": [] if empty else list(verdicts(result.summary)),
+            "cost": dict(result.cost), "failed": list(result.failed),
+            "results_dir": str(result.sweep_dir)}
 
 
 def register(app: typer.Typer) -> None:
