@@ -11,7 +11,8 @@ import typer
 from rich.markup import escape
 
 from play2prompt.cli import data, evaluate, optimize, runs
-from play2prompt.cli._common import console_err
+from play2prompt.cli._common import console, console_err
+from play2prompt.cli._help import fill_app
 from play2prompt.errors import UserError
 
 app = typer.Typer(
@@ -21,6 +22,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from play2prompt import __version__
+
+        console.print(f"p2p (play2prompt) {__version__}", highlight=False, markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version,
+                                       is_eager=True, help="print the version and exit")
+          ) -> None:
+    pass
+
+
 app.command("optimize")(optimize.optimize_command)
 app.add_typer(runs.app, name="runs")
 app.add_typer(evaluate.app, name="eval")
@@ -35,6 +53,7 @@ for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.
     except ModuleNotFoundError as _exc:
         if _exc.name != _module:
             raise
+fill_app(app)
 
 
 def main(argv: list[str] | None = None) -> int:

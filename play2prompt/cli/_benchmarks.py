@@ -18,6 +18,7 @@ import typer.core
 import typer.main
 
 from play2prompt.cli._common import console, console_err, table
+from play2prompt.cli._help import fill_function
 
 
 class BenchmarkGroup(typer.core.TyperGroup):
@@ -55,7 +56,7 @@ def _command(name: str, attribute: str) -> click.Command | None:
     if function is None:
         return None
     single = typer.Typer(add_completion=False)
-    single.command(name)(shown(function))
+    single.command(name)(shown(fill_function(function)))
     return typer.main.get_command(single)
 
 
