@@ -112,7 +112,7 @@ def test_no_secret_in_any_published_file(finished):
 
     _cli("export", run_dir, "--format", "all", "-o", project / "exports")
     exports = sorted((project / "exports").iterdir())
-    assert len(exports) == 7                      # six formats, and openai's sidecar
+    assert len(exports) == 11   # eight formats; the sidecars of openai, openai-responses, anthropic
     for path in exports:
         _no_secret(path)
     for fmt in ("openai", "markdown"):
@@ -135,8 +135,8 @@ def test_no_secret_in_serve_answers(finished):
     client = TestClient(create_app([load_run_result(run_dir)]))
     paths = ["/v1/runs", "/v1/runs/leak", "/v1/tools/lookup", "/v1/tools/fetch_item",
              "/v1/tools?format=openai&sidecar=true",
-             *(f"/v1/tools?format={f}" for f in ("openai", "anthropic", "mcp", "dspy",
-                                                  "python", "markdown"))]
+             *(f"/v1/tools?format={f}" for f in ("openai", "openai-responses", "anthropic",
+                                                  "mcp", "dspy", "python", "llm", "markdown"))]
     for path in paths:
         answer = client.get(path)
         assert answer.status_code == 200 and TOKEN not in answer.text, path
