@@ -2,14 +2,60 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import decimal
+import enum
 import hashlib
 import json
 import math
+import uuid
+from pathlib import PurePath
 from typing import Any
+
+_NOT_KNOWN = object()
+
+
+def json_form(value: Any) -> Any:
+    """The JSON form of a value JSON has no type for, as JSON serializers write it: dates and
+    times in ISO 8601, a UUID or a path as its text, a decimal as a number (its text when a
+    float would change it), a timedelta in seconds, an enum member as its value, a dataclass
+    or pydantic model as its fields; :data:`_NOT_KNOWN` for anything else. Also the
+    ``default=`` hook of ``json.dumps`` (:func:`json_default`)."""
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, PurePath)):
+        return str(value)
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            return str(value)
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value) if decimal.Decimal(repr(float(value))) == value else str(value)
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    dump = getattr(value, "model_dump", None)  # pydantic models
+    if callable(dump) and not isinstance(value, type):
+        try:
+            return dump(mode="json")
+        except Exception:  # noqa: BLE001 - not a pydantic model after all
+            return _NOT_KNOWN
+    return _NOT_KNOWN
+
+
+def json_default(value: Any) -> Any:
+    """``json.dumps(..., default=json_default)``: :func:`json_form`, else the value's text."""
+    form = json_form(value)
+    return str(value) if form is _NOT_KNOWN else form
 
 
 def to_jsonable(value: Any, _depth: int = 0) -> Any:
-    """Convert a tool output (tuples, sets, numpy scalars, objects) into plain JSON values."""
+    """Convert a tool output (tuples, sets, numpy scalars, dates, UUIDs, objects) into plain
+    JSON values; what has no JSON form becomes its ``repr``."""
     if _depth > 50:
         return repr(value)
     if isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
@@ -25,6 +71,9 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, (set, frozenset)):
         items = [to_jsonable(v, _depth + 1) for v in value]
         return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    form = json_form(value)
+    if form is not _NOT_KNOWN:
+        return to_jsonable(form, _depth + 1)
     item = getattr(value, "item", None)  # numpy scalars
     if callable(item):
         try:

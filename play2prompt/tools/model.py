@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from play2prompt.jsonutil import canonical, to_jsonable
+from play2prompt.jsonutil import canonical, json_default, to_jsonable
 from play2prompt.tools.effects import declared_side_effects, inferred_reason
 
 
@@ -92,11 +92,14 @@ class Tool:
         return ToolDoc(self.description or "", params)
 
     def with_doc(self, doc: ToolDoc) -> Tool:
-        """A copy of this tool with ``doc`` applied (schema otherwise untouched)."""
+        """A copy of this tool with ``doc`` applied (schema otherwise untouched). An empty text
+        adds no ``description`` to a parameter that has none (nothing documents it; no
+        consumer should see ``"description": ""`` appear)."""
         params = copy.deepcopy(dict(self.parameters))
         props = params.get("properties", {}) or {}
         for pname, schema in props.items():
-            if pname in doc.params:
+            if pname in doc.params and isinstance(schema, dict) and \
+                    (doc.params[pname] or "description" in schema):
                 schema["description"] = doc.params[pname]
         return replace(self, description=doc.description, parameters=params)
 
@@ -214,5 +217,5 @@ class Observation:
         """Short text for prompts."""
         if not self.ok:
             return f"ERROR ({self.error_type}): {self.error}"[:limit]
-        text = json.dumps(self.output, ensure_ascii=False, default=str)
+        text = json.dumps(self.output, ensure_ascii=False, default=json_default)
         return text if len(text) <= limit else text[:limit] + " ...(truncated)"

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import replace
 
+from play2prompt.jsonutil import json_default
 from play2prompt.scrub import bound
 from play2prompt.tools.model import Observation
 
@@ -42,7 +43,7 @@ def output_size(obs: Observation) -> int:
         return 0
     if isinstance(obs.output, str):
         return len(obs.output)
-    return len(json.dumps(obs.output, ensure_ascii=False, default=str))
+    return len(json.dumps(obs.output, ensure_ascii=False, default=json_default))
 
 
 def cap(obs: Observation, limit: int | None = DEFAULT_LIMIT) -> Observation:
@@ -55,5 +56,5 @@ def cap(obs: Observation, limit: int | None = DEFAULT_LIMIT) -> Observation:
     if output_size(obs) <= limit:
         return obs
     text = obs.output if isinstance(obs.output, str) else json.dumps(
-        obs.output, ensure_ascii=False, default=str)
+        obs.output, ensure_ascii=False, default=json_default)
     return replace(obs, output=bound(text, limit))

@@ -97,7 +97,7 @@ def tool_env(allowed: Sequence[str] | Mapping[str, str] = (),
 # -- the child ------------------------------------------------------------------------------
 def main() -> None:
     """The worker's loop (run as ``python -m``)."""
-    from play2prompt.jsonutil import to_jsonable
+    from play2prompt.jsonutil import json_default, to_jsonable
 
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -117,7 +117,7 @@ def main() -> None:
             reply: dict[str, Any] = {"ok": to_jsonable(fn(**message["args"]))}
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
             reply = {"error": ["exception", f"{type(exc).__name__}: {exc}"]}
-        answers.write(json.dumps(reply, ensure_ascii=False, default=str) + "\n")
+        answers.write(json.dumps(reply, ensure_ascii=False, default=json_default) + "\n")
         answers.flush()
 
 
