@@ -2,73 +2,207 @@
 a clause names, and whether it echoes a call's value or offers it as advice.
 
 Plain text rules, no LLM (see :mod:`play2prompt.method.facts`, which turns what they find into
-facts of the tool).
+facts of the tool, and :mod:`play2prompt.method.error_reading`, which reads a whole error). The
+English words and phrases these rules look for are data, in ``data/error_words.json``, loaded
+once on first use.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
+from importlib import resources
 from typing import Any
 
-from play2prompt.numeric import any_is
+from play2prompt.numeric import any_is, is_number
 
 MAX_LIST = 40                # accepted values kept per parameter
-INTERNAL = re.compile(
-    r"invalid literal for|nonetype|object has no attribute|unsupported operand|"
-    r"positional argument|keyword argument|traceback|line \d+|not subscriptable|"
-    r"object is not|list index|key ?error|division by zero|could not convert string", re.I)
-_EXC_PREFIX = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception)\s*:\s*)+")
-_LIST_INTRO = re.compile(r"(?:one of|known|accepted|allowed|valid|supported|options|choices|"
-                         r"[a-z]+s)\s*(?:are|is|values?)?\s*[:=]?\s*", re.I)
-_TOKEN = re.compile(r"^['\"`]?([\w./+\-]{1,40}(?: [\w./+\-]{1,20}){0,2})['\"`]?$")
 QUOTED = re.compile(r"['\"`]([^'\"`]{1,60})['\"`]")
+_TOKEN = re.compile(r"^['\"`]?([\w./+\-]{1,40}(?: [\w./+\-]{1,20}){0,2})['\"`]?$")
+_CUT = re.compile(r"\s*\.\.\.\[truncated: \d+ chars\]\s*$")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w]|\.\d)")
+# a number that is a bound, not an echo: in an interval, a range, or after a comparison
+_BOUND = re.compile(
+    r"[\[(]\s*[-+]?[\d.]+\s*,\s*[-+]?[\d.]+\s*[\])]|[-+]?\d+(?:\.\d+)?\s*(?:\.\.|-|to)\s*[-+]?\d"
+    r"+(?:\.\d+)?|(?:[<>]=?|=>|=<|==|than|least|most|of|between|and|maximum|minimum|max|min|"
+    r"exceed|exceeds|base)\s*[-+]?\d+(?:\.\d+)?", re.I)
+
+
+@cache
+def words() -> dict[str, Any]:
+    """The reader's word lists (``data/error_words.json``)."""
+    text = resources.files("play2prompt.method").joinpath("data/error_words.json").read_text(
+        encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def pattern(name: str) -> re.Pattern[str]:
+    """One regular expression made of the word list ``name`` (alternatives, word-bounded)."""
+    items = words()[name]
+    return re.compile(r"(?<![\w])(?:" + "|".join(items) + r")(?![\w])", re.I)
+
+
+@cache
+def _wrapper() -> re.Pattern[str]:
+    return re.compile(r"^\s*(?:" + "|".join(words()["wrappers"]) + r")\s*", re.I)
+
+
+
+def unwrap(error: str) -> tuple[str, bool]:
+    """The error without what wraps a tool's own words (an exception class, "HTTP 422 from
+    URL:", "MCP error -32602:", "Error executing tool X:"), and whether it was cut short."""
+    text, n = _CUT.subn("", error.strip())
+    while True:
+        stripped = _wrapper().sub("", text, count=1)
+        if stripped == text:
+            return text.strip(), bool(n)
+        text = stripped
 
 
 def clauses(error: str) -> list[str]:
-    """The error split into clauses, without exception class prefixes."""
-    text = _EXC_PREFIX.sub("", error.strip().splitlines()[0] if error.strip() else "")
-    parts = re.split(r";\s+|\.\s+|\n", text)
+    """The error split into clauses, without what wraps it."""
+    text = unwrap(error)[0]
+    parts = re.split(r";\s+|(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z'\"(\[])|\n", text)
     return [p.strip(" .;:") for p in parts if p.strip(" .;:")]
 
 
+def is_internal(clause: str) -> bool:
+    """The clause is Python's own words about an operation, not the tool's about a value."""
+    return bool(pattern("internal").search(clause))
+
+
+def is_constraint(clause: str) -> bool:
+    """The clause states what a value must be ("must be in 1..12", "at least one")."""
+    return bool(pattern("constraint").search(clause))
+
+
+def predicate_at(clause: str) -> int:
+    """Where the clause's predicate starts (its first verb or modal); its length if none."""
+    m = pattern("predicate").search(clause)
+    return m.start() if m else len(clause)
+
+
+def is_bare(clause: str, names: list[str]) -> bool:
+    """Nothing but "invalid <name>": no rule in it."""
+    rest = clause.lower()
+    for name in names:
+        for form in name_forms(name):
+            rest = rest.replace(form.lower(), " ")
+    left = [w for w in re.findall(r"[\w']+", rest) if w not in words()["bare"]]
+    return not left
+
+
+def _separators(tail: str) -> list[str]:
+    return [i.strip() for i in re.split(r",\s*(?:and\s+|or\s+)?|\s+or\s+|\s+and\s+|\s*\|\s*",
+                                        tail.strip().rstrip(".")) if i.strip()]
+
+
 def value_list(clause: str) -> tuple[str, ...]:
-    """The accepted values a clause lists ("units: c, cm, ft" / "one of a, b or c"), if any."""
-    for intro in _LIST_INTRO.finditer(clause):
-        tail = clause[intro.end():]
-        items = [i.strip() for i in re.split(r",\s*|\s+or\s+|\s*\|\s*", tail) if i.strip()]
-        tokens = []
-        for item in items:
-            m = _TOKEN.match(item)
-            if not m:
-                break
-            tokens.append(m.group(1))
-        if len(tokens) >= 3 and len(tokens) == len(items):
+    """The accepted values a clause lists ("units: c, cm, ft" / "one of a, b or c" / "must be
+    'asc' or 'desc'"), if any: three or more short items, or two quoted ones."""
+    intro = re.compile(r"(?<![\w])(?:" + "|".join(words()["list_intro"]) + r")\s*(?:values?)?"
+                       r"\s*[:=]?\s*", re.I)
+    for m in intro.finditer(clause):
+        items = _separators(clause[m.end():])
+        tokens = [t.group(1) for t in map(_TOKEN.match, items) if t]
+        quoted = all(i[:1] in "'\"`" and i[-1:] == i[:1] for i in items)
+        if len(tokens) == len(items) and (len(tokens) >= 3 or (len(tokens) == 2 and quoted)):
             return tuple(dict.fromkeys(tokens))[:MAX_LIST]
     return ()
 
 
+def single_accepted(clause: str) -> str | None:
+    """The one value a clause says is allowed ("outside the allowed repository '/tmp/repo'")."""
+    intro = "|".join(words()["single_accepted"])
+    m = re.search(rf"(?<![\w])(?:{intro})\s+(?:[\w-]+\s+){{0,3}}?['\"`]([^'\"`]{{1,60}})['\"`]",
+                  clause, re.I)
+    return m.group(1) if m else None
+
+
+def name_forms(param: str) -> set[str]:
+    """How a text may write a parameter's name: as is, with spaces, camelCase split."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", param).replace("_", " ").replace("-", " ")
+    return {param, spaced, spaced.replace(" ", "_")}
+
+
 def mentions(text: str, param: str) -> bool:
-    """The text names the parameter (as written or with spaces for underscores)."""
-    names = {param, param.replace("_", " ")}
-    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I) for n in names)
+    """The text names the parameter (as written, with spaces for underscores, camelCase)."""
+    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I)
+               for n in name_forms(param))
+
+
+def mention_at(text: str, param: str) -> int:
+    """Where the text first names the parameter (-1 if it does not)."""
+    spots = [m.start() for n in name_forms(param)
+             for m in [re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I)] if m]
+    return min(spots) if spots else -1
+
+
+def norm(name: str) -> str:
+    """A name compared loosely: case, underscores and dashes ignored."""
+    return re.sub(r"[_\-\s]", "", name).lower()
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers a text states as values: not those that are bounds ("in [0.0, 1.0]",
+    "1..12", "at least 3", "maximum of 2")."""
+    bounds = [m.span() for m in _BOUND.finditer(text)]
+    return [m.group(0) for m in _NUMBER.finditer(text)
+            if not any(a <= m.start() < b for a, b in bounds)]
 
 
 def contains_value(text: str, value: Any) -> bool:
-    """The text echoes the value (a number by value, a text as a word or quoted)."""
+    """The text echoes the value (a number by value and not as a bound, a text as a word or
+    quoted, a list by one of its text items)."""
     if isinstance(value, bool) or value is None:
         return False
-    if isinstance(value, (int, float)):
-        return any_is(re.findall(r"-?\d+(?:\.\d+)?", text), value)
+    if is_number(value):
+        return any_is(numbers(text), value)
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, str) and len(v) > 1 and contains_value(text, v) for v in value)
+    if isinstance(value, dict):
+        return False
     s = str(value).strip()
     if not s:
         return False
     quoted = {q.strip().lower() for q in QUOTED.findall(text)}
     if s.lower() in quoted:
         return True
-    return bool(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text, re.I)) and len(s) > 1
+    return len(s) > 1 and bool(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", text, re.I))
 
 
-_ADVICE = r"(?:like|e\.g\.?|such as|for example|for instance|try|use)"
+def echo_at(text: str, value: Any) -> int:
+    """Where the text first echoes ``value`` (-1 if it does not)."""
+    if not contains_value(text, value):
+        return -1
+    if is_number(value):
+        m = next((m for m in _NUMBER.finditer(text) if any_is([m.group(0)], value)), None)
+        return m.start() if m else -1
+    items = value if isinstance(value, (list, tuple)) else [value]
+    spots = [text.lower().find(str(v).strip().lower()) for v in items if isinstance(v, str)
+             or not isinstance(value, (list, tuple))]
+    found = [s for s in spots if s >= 0]
+    return min(found) if found else -1
+
+
+def without(text: str, value: Any) -> str:
+    """``text`` without the echo of ``value`` (quoted or bare, never inside a longer number or
+    word, never a bound), its punctuation tidied."""
+    if is_number(value):
+        bounds = [m.span() for m in _BOUND.finditer(text)]
+        spans = [m.span() for m in _NUMBER.finditer(text) if any_is([m.group(0)], value)
+                 and not any(a <= m.start() < b for a, b in bounds)]
+        out = "".join(text[b:e] for b, e in zip([0] + [e for _, e in spans],
+                                                  [s for s, _ in spans] + [len(text)]))
+    else:
+        s = re.escape(str(value).strip())
+        out = re.sub(rf"['\"`]{s}['\"`]|(?<![\w.]){s}(?![\w]|\.\d)", " ", text, flags=re.I)
+    out = re.sub(r"\(\s*\)|\[\s*\]|\s+([,.;:)])", r"\1", out)
+    out = re.sub(r"([,;:])\s*[,;:]", r"\1", out)
+    return re.sub(r"\s{2,}", " ", out).strip(" :;,.-")
+
 
 
 def offered(text: str, value: Any) -> bool:
@@ -76,5 +210,6 @@ def offered(text: str, value: Any) -> bool:
     advice that happens to quote the call's own value, not a rejection of it."""
     if not isinstance(value, str) or not value.strip():
         return False
-    return bool(re.search(rf"\b{_ADVICE}\s*:?\s*['\"`]?{re.escape(value.strip())}(?![\w])",
-                          text, re.I))
+    advice = "|".join(words()["advice"])
+    return bool(re.search(rf"(?<![\w])(?:{advice})\s*:?\s*\S*?['\"`]?{re.escape(value.strip())}"
+                          rf"(?![\w])", text, re.I))

@@ -1,19 +1,23 @@
 """What tool play established about a tool, by code: accepted values, formats, rules in the
-tool's own words, rejected values and the shape of its output, each with its evidence.
+tool's own words, rejected values, the parameters its errors showed and the shape of its
+output, each with its evidence.
 
 Facts come from executions only (play's calls and the probes below), never from an LLM, so
-they can be stated in a doc and given to later tries without being checked again. Error text
-is read clause by clause: a clause that names a parameter is a rule about it ("annual_rate is a
-percentage between 0 and 100"); a list of three or more short items is the set of accepted
-values of the parameter whose value the tool rejected ("units: c, cm, ft, ..."); a clause that
-only echoes the rejected value becomes a rejected-value fact. Python internals ("invalid
-literal for int()") say nothing about the tool and are dropped; transient failures (timeouts,
-connection errors, 5xx) are never facts. What a tool returns goes through the run's scrubber
-(:mod:`play2prompt.scrub`) before it is read: a secret in an error message never becomes a
-fact, and so never reaches a doc.
+they can be stated in a doc and given to later tries without being checked again. An error is
+read by :func:`play2prompt.method.error_reading.read_error`: a clause that names a parameter
+is a rule about it ("annual_rate is a percentage between 0 and 100"); a list of values offered
+as choices ("units: c, cm, ft", "must be 'asc' or 'desc'") or the one value the tool calls
+allowed is the set of accepted values; a value the error echoes as wrong is rejected; a
+structured error (pydantic, FastAPI, a JSON body) names its parameter by where it points; a
+signature error ("missing 1 required positional argument: 'b'") says which parameters exist
+(kind ``param``; :meth:`FactBook.discovered_parameters` gives them as JSON Schema). Python
+internals ("invalid literal for int()") say nothing about the tool and are dropped; transient
+failures (timeouts, connection errors, 5xx) are never facts. What a tool returns goes through
+the run's scrubber (:mod:`play2prompt.scrub`) before it is read: a secret in an error message
+never becomes a fact, and so never reaches a doc.
 
-How error text is read is in :mod:`play2prompt.method.error_text`; the probes that make a tool
-say more are in :mod:`play2prompt.method.probes`.
+How error text is read is in :mod:`play2prompt.method.error_reading` (and the modules it names);
+the probes that make a tool say more are in :mod:`play2prompt.method.probes`.
 """
 
 from __future__ import annotations
@@ -23,30 +27,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from play2prompt.method.error_text import (
-    INTERNAL,
-    QUOTED,
-    clauses,
-    contains_value,
-    mentions,
-    offered,
-    value_list,
-)
+from play2prompt.method.discovery import discovered_parameters, with_discovered
+from play2prompt.method.error_reading import ACCEPTS, Reading, read_error
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 from play2prompt.tools.observations import is_transient
 
-ERROR_TEXT_LIMIT = 300       # characters of one error message read for facts
+ERROR_TEXT_LIMIT = 1000      # characters of one error message read for facts (a pydantic
+                             # or JSON error with a few issues; prompts cut it again)
 NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse"})
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
 MAX_TEXT = 160               # characters of one fact sentence
-ACCEPTS = "One of: "         # how a list of accepted values is stated
 
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing the tool showed: ``kind`` is accepts | rule | rejects | example | output."""
+    """One thing the tool showed: ``kind`` is accepts | rule | rejects | param | example |
+    output. A ``param`` fact's values: ``(status,)`` or ``(status, JSON type)``, status one of
+    required | exists | absent."""
 
     param: str                   # "" for the tool as a whole
     kind: str
@@ -72,10 +71,6 @@ def seen(obs: Observation, scrubber: Scrubber) -> Observation:
     if obs.ok:
         return replace(obs, output=scrubber.value(obs.output))
     return replace(obs, error=scrubber.text(obs.error or "", ERROR_TEXT_LIMIT))
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else repr(value)
 
 
 def _sentence(text: str) -> str:
@@ -154,47 +149,19 @@ class FactBook:
                 self.add(Fact(name, "example", value, (value,), **_made(inv, obs)))
 
     def _failure(self, inv: Invocation, obs: Observation, probed: str | None) -> None:
-        params = list(self.tool.properties)
         made = _made(inv, obs)
-        error = obs.error or ""
-        # a probe is to blame only when the error is about its value (a probe of a call that
-        # failed for another reason gets that other error back)
-        culprits = [probed] if probed and (contains_value(error, inv.arguments.get(probed))
-                                           or mentions(error, probed)) else [
-            p for p in params if p in inv.arguments and contains_value(error, inv.arguments[p])]
-        for clause in clauses(error):
-            if INTERNAL.search(clause):
-                continue
-            named = [p for p in params if mentions(clause, p)]
-            listed = value_list(clause)
-            if listed:
-                for p in (culprits or named):
-                    if self._is_text(p):
-                        self.add(Fact(p, "accepts", ACCEPTS + ", ".join(listed) + ".",
-                                      listed, **made))
-                continue
-            echoed = [p for p in params if p in inv.arguments
-                      and contains_value(clause, inv.arguments[p])
-                      and not offered(clause, inv.arguments[p])]
-            for p in echoed:
-                self._rejected(p, inv.arguments.get(p), clause, made)
-            if not echoed:  # advice in the tool's own words, about what it names
-                for p in (named or culprits):
-                    self.add(Fact(p, "rule", _sentence(clause), (), **made))
+        for said in read_error(self.tool, inv.arguments, obs.error or "", probed):
+            if said.kind == "rejects":
+                self._rejected(said, made)
+            else:
+                text = _sentence(said.text) if said.kind == "rule" else said.text
+                self.add(Fact(said.param, said.kind, text, said.values, **made))
 
-    def _rejected(self, param: str, value: Any, clause: str, made: Mapping[str, str]) -> None:
-        if value in (None, PROBE_WORD) or len(
-                [f for f in self.of(param) if f.kind == "rejects"]) >= 2:
+    def _rejected(self, said: Reading, made: Mapping[str, str]) -> None:
+        if said.values[0] == PROBE_WORD or len(
+                [f for f in self.of(said.param) if f.kind == "rejects"]) >= 2:
             return  # the probe's own word says nothing a reader needs
-        reason = QUOTED.sub("", clause)
-        reason = re.sub(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", "", reason, flags=re.I)
-        reason = re.sub(r"\s{2,}", " ", reason).strip(" :;,.-")
-        text = f"{_shown(value)!r} is rejected" + (f" ({reason.lower()})" if reason else "")
-        self.add(Fact(param, "rejects", _sentence(text), (str(value),), **made))
-
-    def _is_text(self, param: str) -> bool:
-        kind = (self.tool.properties.get(param) or {}).get("type", "string")
-        return kind == "string" or (isinstance(kind, list) and "string" in kind)
+        self.add(Fact(said.param, "rejects", _sentence(said.text), said.values, **made))
 
     # -- reading ---------------------------------------------------------------------------
     @property
@@ -234,6 +201,10 @@ class FactBook:
         shapes = [f.text for f in self.of(param) if f.kind == "output"]
         if shapes:
             out.append(max(shapes, key=len))
+        out.extend(f.text for f in self.of(param) if f.kind == "param"
+                   and f.values[0] != "absent")
+        if not param:   # what the tool said it does not take
+            out.extend(f.text for f in self.facts if f.kind == "param" and f.values[0] == "absent")
         out.extend(f.text for f in self.of(param) if f.kind == "rule")
         if not accepted:
             out.extend(f.text for f in self.of(param) if f.kind == "rejects")
@@ -247,9 +218,10 @@ class FactBook:
         return list(dict.fromkeys(out))
 
     def render(self) -> str:
-        """The facts for a prompt, one line per parameter."""
+        """The facts for a prompt, one line per parameter (those the errors showed too)."""
         lines = []
-        for param in ["", *self.tool.properties]:
+        found = self.discovered_parameters()["properties"]
+        for param in dict.fromkeys(["", *self.tool.properties, *found]):
             said = self.sentences(param)
             if said:
                 lines.append(f"- {param or 'the tool'}: {' '.join(said)}")
@@ -265,6 +237,24 @@ class FactBook:
                 spec["enum"] = list(accepted)
         out["properties"] = props
         return out
+
+    # -- the interface the errors showed ---------------------------------------------------
+    def discovered_parameters(self) -> dict[str, Any]:
+        """What the tool's errors showed of its interface that its schema lacks, as a JSON
+        Schema fragment ``{"properties": {...}, "required": [...]}`` (see
+        :func:`discovered_parameters`)."""
+        return discovered_parameters(self.facts, self.tool.parameters)
+
+    def absent_parameters(self) -> list[str]:
+        """The parameters the tool said it does not take ("unexpected keyword argument")."""
+        return sorted({f.param for f in self.facts if f.kind == "param"
+                       and f.values[0] == "absent"})
+
+    def with_discovered(self, parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``parameters`` (default: the tool's) with the discovered parameters added, their
+        types and requiredness merged, and the parameters the tool said it lacks taken out."""
+        return with_discovered(parameters if parameters is not None else self.tool.parameters,
+                               self.discovered_parameters(), self.absent_parameters())
 
     def without(self, calls: Iterable[str]) -> FactBook:
         """The facts not shown by ``calls`` (invocation keys), e.g. held-out examples."""

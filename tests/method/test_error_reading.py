@@ -1,0 +1,93 @@
+"""The reader's rules on the messages that showed them wrong (issue 29): a number is tied to
+the parameter the error names, a quoted value the tool calls allowed is accepted, two quoted
+choices are a list, a structured error names its parameter by where it points."""
+
+from __future__ import annotations
+
+import difflib
+
+from play2prompt.method.error_reading import read_error
+from play2prompt.method.error_text import numbers, unwrap, value_list, without, words
+from play2prompt.method.facts import FactBook
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+
+def _tool(name: str, **types: str) -> Tool:
+    return Tool(name, "", {"type": "object", "properties": {k: {"type": t}
+                                                            for k, t in types.items()}})
+
+
+def _book(tool: Tool, args: dict, error: str) -> FactBook:
+    book = FactBook(tool)
+    book.observe(Invocation(tool.name, args), Observation.failure("exception", error))
+    return book
+
+
+def test_a_number_belongs_to_the_parameter_the_error_names():
+    args = {"word": "appel", "possibilities": ["apple"], "n": 1, "cutoff": 1.08}
+    try:
+        difflib.get_close_matches(**args)
+    except ValueError as exc:
+        error = f"ValueError: {exc}"
+    assert error == "ValueError: cutoff must be in [0.0, 1.0]: 1.08"
+    tool = _tool("get_close_matches", word="string", possibilities="array", n="integer",
+                 cutoff="number")
+    book = _book(tool, args, error)
+    assert book.of("n") == []
+    assert [f.text for f in book.of("cutoff") if f.kind == "rule"] == [
+        "Cutoff must be in [0.0, 1.0]."]
+    assert book.rejected("cutoff") == {"1.08"}
+
+
+def test_bounds_are_not_echoes_and_stripping_a_value_keeps_other_numbers():
+    assert numbers("cutoff must be in [0.0, 1.0]: 1.08") == ["1.08"]
+    assert numbers("month must be in 1..12, not 13") == ["13"]
+    assert numbers("3 is greater than the maximum of 2") == ["3"]
+    assert without("n must be > 0: 0", 0) == "n must be > 0"
+    assert without("cutoff must be in [0.0, 1.0]: 1", 1) == "cutoff must be in [0.0, 1.0]"
+
+
+def test_the_one_allowed_value_is_accepted():
+    tool = _tool("git_status", repo_path="string")
+    book = _book(tool, {"repo_path": "/home/me/other"},
+                 "Repository path '/home/me/other' is outside the allowed repository "
+                 "'/tmp/repo'")
+    assert book.accepted("repo_path") == ("/tmp/repo",)
+    assert book.rejected("repo_path") == {"/home/me/other"}
+    assert book.narrowed_schema(tool.parameters)["properties"]["repo_path"]["enum"] == [
+        "/tmp/repo"]
+
+
+def test_two_choices_are_a_list_when_offered_as_choices():
+    assert value_list("order must be 'asc' or 'desc'") == ("asc", "desc")
+    assert value_list('Invalid option: expected one of "asc"|"desc"') == ("asc", "desc")
+    assert value_list("must be 'green', 'red' or 'blue'") == ("green", "red", "blue")
+    assert value_list("weight must be positive or zero") == ()
+    assert value_list("sort_by must be one of price, rating, name") == (
+        "price", "rating", "name")
+
+
+def test_a_structured_error_names_its_parameter_by_loc():
+    tool = _tool("search", q="string", order="string", limit="integer")
+    body = ('{"detail":[{"type":"literal_error","loc":["query","order"],"msg":"Input should '
+            'be \'asc\' or \'desc\'","input":"up"},{"type":"greater_than_equal","loc":["query",'
+            '"limit"],"msg":"Input should be greater than or equal to 1","input":"0"}]}')
+    said = read_error(tool, {"q": "up", "order": "up", "limit": 0},
+                      f"HTTP 422 from http://h/search: {body}")
+    got = {(r.param, r.kind, r.values) for r in said}
+    assert got == {("order", "accepts", ("asc", "desc")), ("limit", "rule", ()),
+                   ("limit", "rejects", ("0",))}          # q shares order's value: not blamed
+
+
+def test_a_pair_of_values_is_not_two_rejections():
+    tool = _tool("create_pull", head="string", base="string")
+    assert read_error(tool, {"head": "feature", "base": "main"},
+                      "No commits between main and feature") == []
+
+
+def test_wrappers_are_not_the_tools_words_and_the_word_lists_are_data():
+    assert unwrap("MCP error -32602: Error executing tool add: x must be positive") == (
+        "x must be positive", False)
+    assert unwrap("HTTP 400 from https://api/x/octo: {}")[0] == "{}"
+    assert unwrap("ValueError: a ...[truncated: 900 chars]") == ("a", True)
+    assert {"wrappers", "internal", "constraint", "codes", "signature"} <= set(words())
