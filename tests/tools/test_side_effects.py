@@ -191,3 +191,18 @@ def test_optimize_never_executes_a_writer_without_consent(project, capsys):
 
     assert main(["optimize", str(project), "--allow-side-effects", "nope", *args]) == 2
     assert "names no tool of this run: nope" in capsys.readouterr().err
+
+
+def test_eval_never_executes_a_writer_without_consent(project, capsys):
+    notes = project.parent / "notes.txt"
+    queries = project.parent / "queries.jsonl"
+    call = {"name": "append_note", "arguments": {"text": "from eval"}}
+    queries.write_text(json.dumps({"id": "q1", "query": "Note 'from eval'.", "calls": [call]})
+                       + "\n")
+    args = ["eval", str(project), "--queries", str(queries), "--task-model", "fake",
+            "--runs-dir", str(project.parent / "runs"), "-q"]
+    assert main([*args, "-o", str(project.parent / "e1")]) == 0
+    assert "--allow-side-effects append_note" in capsys.readouterr().err
+    assert notes.read_text() == "original\n"
+    assert main([*args, "-o", str(project.parent / "e2"), "--allow-side-effects", "all"]) == 0
+    assert "from eval" in notes.read_text()
