@@ -91,3 +91,14 @@ def test_wrappers_are_not_the_tools_words_and_the_word_lists_are_data():
     assert unwrap("HTTP 400 from https://api/x/octo: {}")[0] == "{}"
     assert unwrap("ValueError: a ...[truncated: 900 chars]") == ("a", True)
     assert {"wrappers", "internal", "constraint", "codes", "signature"} <= set(words())
+
+
+def test_access_and_limits_are_not_about_the_arguments():
+    tool = _tool("get_user", username="string")
+    for error in ("HTTP 401 from https://api/users/ada: Unauthorized",
+                  "HTTP 429 from https://api/users/ada: rate limit exceeded, try again later",
+                  "HTTP 403 from https://api/users/ada: API key not valid"):
+        assert read_error(tool, {"username": "ada"}, error) == []
+    said = read_error(tool, {"username": "ada"}, "HTTP 404 from https://api/users/ada: no "
+                                                 "user named 'ada'")
+    assert [(r.param, r.kind) for r in said] == [("username", "rejects")]
