@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.lm._base import LM, TaggedLM
@@ -97,9 +98,12 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
                   calibration or Calibration.fixed(bool(config.llm_grading)))
 
 
-def lm_session_stats(lms: Sequence[LM]) -> dict[str, int]:
-    """What these LMs cost in this session (backend calls, tokens, cache hits)."""
+def lm_session_stats(lms: Sequence[LM]) -> dict[str, Any]:
+    """What these LMs cost in this session (backend calls, tokens, cache hits, busy time)."""
     keys = ("calls", "samples", "cache_hits", "dedup_hits", "prompt_tokens",
             "completion_tokens", "cached_prompt_tokens", "failures")
     names = {"calls": "llm_calls", "samples": "llm_samples"}
-    return {names.get(k, k): sum(getattr(lm.stats, k) for lm in lms) for k in keys}
+    out: dict[str, Any] = {names.get(k, k): sum(getattr(lm.stats, k) for lm in lms)
+                           for k in keys}
+    out["busy_s"] = round(sum(lm.stats.busy_seconds for lm in lms), 2)
+    return out

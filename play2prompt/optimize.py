@@ -26,12 +26,14 @@ from play2prompt.engine import build_engine, lm_session_stats
 from play2prompt.errors import UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
+from play2prompt.lm.speed import lm_speed
 from play2prompt.metaprompts import MetaPrompts
-from play2prompt.method.calibration import Calibration, calibrate
+from play2prompt.method.calibration import Calibration, calibrate, calibration_cases
 from play2prompt.optimizers import check_method, uses_llm_grading
 from play2prompt.pipeline import Launch, ToolRunner
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult
+from play2prompt.store.calibrations import calibration_key, load_calibration, save_calibration
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.lock import RunLock
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
@@ -238,7 +240,13 @@ def run_calibration(store: RunStore, config: OptimizeConfig, generator: LM,
     stored = store.get_meta(Meta.CALIBRATION)
     if stored:
         return Calibration.from_dict(stored)
-    found = asyncio.run(calibrate(generator.tagged("calibration"), MetaPrompts(metaprompts_dir)))
+    prompts = MetaPrompts(metaprompts_dir)
+    key = calibration_key(generator.fingerprint, [prompts.template("m2"),
+                                                  prompts.template("m5")], calibration_cases())
+    cached = load_calibration(key)
+    found = Calibration.from_dict(cached) if cached else asyncio.run(
+        calibrate(generator.tagged("calibration"), prompts))
+    save_calibration(key, found.to_dict())
     store.set_meta(Meta.CALIBRATION, found.to_dict())
     return found
 
@@ -318,6 +326,9 @@ def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime,
         "tool_executions": executions,
         "tool_execution_cache_hits": exec_hits,
     }
+    speed = {lm.model_id: found for lm in pool.all() if (found := lm_speed(lm)) is not None}
+    if speed:
+        stats["speed"] = speed
     if workers:
         stats["workers"] = list(workers)
     return stats

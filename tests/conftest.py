@@ -26,6 +26,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _calibration_cache(tmp_path_factory, monkeypatch):
+    """Each test has its own calibration cache: a test never reuses another's calibration."""
+    path = tmp_path_factory.mktemp("calibrations") / "calibrations.json"
+    monkeypatch.setenv("P2P_CALIBRATION_CACHE", str(path))
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> RunStore:
     s = RunStore(tmp_path / "run" / "run.db")

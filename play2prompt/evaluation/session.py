@@ -18,6 +18,7 @@ larger ``limit`` reuses the items already done.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.jsonutil import stable_hash
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
+from play2prompt.lm.speed import lm_speed
 from play2prompt.progress import Reporter
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
@@ -193,7 +195,12 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         ctx = session.context(suite.base_dir, task, options.tool_timeout,
                               options.allow_side_effects)
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
+        start = time.perf_counter()
         result = asyncio.run(evaluator.run(sides))
+        speed = lm_speed(task)
+        session.store.set_meta(Meta.LAST_STATS, {
+            "wall_s": round(time.perf_counter() - start, 2),
+            **({"speed": {task.model_id: speed}} if speed else {})})
         result.config = config
         summary = summary_for_store(result)
         for side in result.sides:

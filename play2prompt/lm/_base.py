@@ -134,6 +134,7 @@ class LMStats:
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0  # of prompt_tokens, served from the backend's prefix cache
     seconds: float = 0.0
+    busy_seconds: float = 0.0      # wall time with at least one backend request in flight
     by_role: dict[str, int] = field(default_factory=dict)
 
 
@@ -184,6 +185,20 @@ class LM(ABC):
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: Any = None
         self._inflight: dict[str, asyncio.Future] = {}
+        self._running = 0               # backend requests in flight (for busy_seconds)
+        self._busy_since = 0.0
+
+    @property
+    def fingerprint(self) -> str | None:
+        """What identifies this model's behaviour across runs (e.g. its weights' hash), or
+        None when nothing does (then nothing about it is reused across runs)."""
+        return None
+
+    @property
+    def bench_name(self) -> str | None:
+        """The name its speed ceiling is recorded under on this machine
+        (:mod:`play2prompt.lm.speed`), or None when it has none (a remote endpoint)."""
+        return None
 
     @abstractmethod
     async def _generate(self, request: ChatRequest) -> Generation:
@@ -193,7 +208,8 @@ class LM(ABC):
         """A copy for another process (a Ray worker): configuration only, no log, no
         in-flight state, fresh statistics."""
         state = dict(self.__dict__)
-        state.update(log=None, stats=LMStats(), _sem=None, _sem_loop=None, _inflight={})
+        state.update(log=None, stats=LMStats(), _sem=None, _sem_loop=None, _inflight={},
+                     _running=0, _busy_since=0.0)
         return state
 
     def with_log(self, log: CallLog | None) -> LM:
@@ -299,7 +315,11 @@ class LM(ABC):
                     try:
                         async with self._semaphore():
                             start = time.perf_counter()   # service time, not queueing
-                            gen = await self._generate(request)
+                            self._busy(start, +1)
+                            try:
+                                gen = await self._generate(request)
+                            finally:
+                                self._busy(time.perf_counter(), -1)
                     except TransientLMError:
                         self.stats.failures += 1
                         raise
@@ -320,6 +340,14 @@ class LM(ABC):
         role = request.role or "-"
         self.stats.by_role[role] = self.stats.by_role.get(role, 0) + 1
         return gen, latency
+
+    def _busy(self, now: float, step: int) -> None:
+        """Count the wall time during which the backend had work (overlapping requests once)."""
+        if step > 0 and self._running == 0:
+            self._busy_since = now
+        self._running += step
+        if step < 0 and self._running == 0:
+            self.stats.busy_seconds += now - self._busy_since
 
     def _retry_wait(self, state: RetryCallState) -> float:
         """Exponential backoff with jitter (concurrent retries spread out), at least what the

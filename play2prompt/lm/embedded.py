@@ -44,12 +44,29 @@ def _schema_rejected(reply: dict[str, Any]) -> bool:
 
 
 def default_threads() -> int:
-    """Leave a core for Python, the tools and the rest: llama.cpp threads that outnumber the
-    free cores wait on each other (measured here: 24 s instead of 0.6 s of CPU per call)."""
+    """One llama.cpp thread per core (at most 8). Measured on this project's 2-core machine
+    (``bench/bench_ceiling.py``, Qwen2.5-Coder-1.5B): 2 threads process prompts at about
+    twice the speed of 1 and generate about 1.5 times faster, and a quick optimize run takes
+    half the time; with ``poll = 0`` (no busy-waiting) the threads yield while Python and the
+    tools work. ``P2P_EMBEDDED_THREADS`` overrides it."""
     env = os.environ.get("P2P_EMBEDDED_THREADS")
     if env:
         return max(1, int(env))
-    return max(1, min((os.cpu_count() or 2) - 1, 8))
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+SPECULATIVE = ("none", "ngram-simple", "ngram-map-k", "ngram-cache")
+
+
+def default_speculative() -> str:
+    """Speculative decoding of the runtime (``P2P_EMBEDDED_SPECULATIVE``): ``none`` unless
+    set; n-gram lookup drafts tokens from text already in the context (JSON that copies values
+    from the prompt). Measured with ``bench/bench_ceiling.py --speculative``."""
+    value = os.environ.get("P2P_EMBEDDED_SPECULATIVE", "none").strip().lower() or "none"
+    if value not in SPECULATIVE:
+        raise LMError(f"P2P_EMBEDDED_SPECULATIVE must be one of {', '.join(SPECULATIVE)}, "
+                      f"got {value!r}")
+    return value
 
 
 class EmbeddedLM(LM):
@@ -69,6 +86,7 @@ class EmbeddedLM(LM):
         self.parallel = max(1, parallel)
         self.threads = threads or default_threads()
         self.poll = poll if poll is not None else int(os.environ.get("P2P_EMBEDDED_POLL", "0"))
+        self.speculative = default_speculative()
         self.max_concurrency = self.parallel
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
@@ -91,6 +109,22 @@ class EmbeddedLM(LM):
     @classmethod
     def from_spec(cls, rest: str, **options: Any) -> EmbeddedLM:
         return cls(parse_embedded_spec(rest), **options)
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The weights' pinned sha256 (a catalogue model); a file given by path is identified
+        by its path, size and modification time."""
+        if self.spec.record is not None:
+            return f"{self.spec.record.sha256}:{self.spec.tools_mode}"
+        path = self.spec.path
+        if path is None or not path.is_file():
+            return None
+        st = path.stat()
+        return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{self.spec.tools_mode}"
+
+    @property
+    def bench_name(self) -> str | None:
+        return self.spec.record.name if self.spec.record is not None else None
 
     def model_path(self) -> Path:
         """The GGUF file to load (a catalogue model is assembled here on first use)."""
@@ -122,6 +156,9 @@ class EmbeddedLM(LM):
                 for cpu in (params.cpuparams, params.cpuparams_batch):
                     cpu.n_threads = self.threads
                     cpu.poll = self.poll  # no busy-waiting: it collapses on a shared CPU
+                if self.speculative != "none":
+                    kind = "COMMON_SPECULATIVE_TYPE_" + self.speculative.upper().replace("-", "_")
+                    params.speculative.types = [getattr(xlc.common_speculative_type, kind)]
                 self._server = xlc.Server(params)
             return self._server
 

@@ -38,25 +38,26 @@ class ModelStatus:
         return asdict(self)
 
 
-def bench_file(directory: Path | None = None) -> Path:
-    return (directory or model_dir()) / BENCH_FILE
+def bench_file(directory: Path | None = None, name: str = BENCH_FILE) -> Path:
+    return (directory or model_dir()) / name
 
 
-def load_bench(directory: Path | None = None) -> dict[str, Any]:
+def load_bench(directory: Path | None = None, name: str = BENCH_FILE) -> dict[str, Any]:
     """The benchmark results recorded on this machine, by model name (empty if none)."""
     try:
-        data = json.loads(bench_file(directory).read_text(encoding="utf-8"))
+        data = json.loads(bench_file(directory, name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     found = data.get("models") if isinstance(data, Mapping) else None
     return dict(found) if isinstance(found, Mapping) else {}
 
 
-def save_bench(name: str, result: Mapping[str, Any], directory: Path | None = None) -> Path:
+def save_bench(name: str, result: Mapping[str, Any], directory: Path | None = None,
+               file_name: str = BENCH_FILE) -> Path:
     """Record ``result`` for model ``name`` (other models' results are kept)."""
-    path = bench_file(directory)
+    path = bench_file(directory, file_name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    results = load_bench(directory)
+    results = load_bench(directory, file_name)
     results[name] = dict(result)
     temp = path.with_name(f".{path.name}.partial")
     temp.write_text(json.dumps({"models": results}, indent=2, sort_keys=True), encoding="utf-8")

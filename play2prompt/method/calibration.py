@@ -92,6 +92,11 @@ def _share(results: list[tuple[bool, bool]], good: bool) -> float:
     return sum(wanted) / len(wanted) if wanted else 0.0
 
 
+def calibration_cases() -> tuple[Any, ...]:
+    """What a calibration asks (its cases and threshold): part of its cache key."""
+    return (THRESHOLD, JUDGE_CASES, GRADE_CASES)
+
+
 async def calibrate(generator: Any, prompts: Any) -> Calibration:
     """Ask the generator the calibration cases (temperature 0) and decide."""
     async def judge(i: int, case: tuple[str, str, str, bool]) -> tuple[bool, bool]:
