@@ -46,6 +46,9 @@ class OptimizeConfig:
     optimize_docs: bool = True       # Step 2 on/off
     evidence_notes: bool = True      # add the code-written facts doc (D0 + what play showed)
     probe: bool = True               # probe each tool from a call that ran (out-of-range values)
+    # Step 1b: requests that state a value the way people say it where that differs from what
+    # the tool takes, per fact play established (method/fact_tests.py); 0: off (the paper)
+    fact_tests: int = 4
     choose_demo_count: bool = True   # ship 0..k demos as held-out accuracy says; off: always k
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
     draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
@@ -126,6 +129,8 @@ def validate(cfg: OptimizeConfig) -> None:
                         f"{cfg.observation_limit}")
     if cfg.n_e < 1 or cfg.max_tries < 1:
         raise UserError("n_e and max_tries must be at least 1")
+    if cfg.fact_tests < 0:
+        raise UserError("fact_tests must be 0 (off) or more")
     if cfg.draft_rounds < 1:
         raise UserError("draft_rounds must be at least 1")
     if not 0.0 <= cfg.holdout < 1.0:

@@ -35,6 +35,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
+from play2prompt.method.fact_tests import fact_test_stats, write_fact_tests
 from play2prompt.method.facts import Fact, FactBook
 from play2prompt.optimizers import load_optimizer
 from play2prompt.results import ToolResult
@@ -54,9 +55,19 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         return ToolResult.from_dict(stored)
     eng = engine.for_tool(tool.name)
     cfg = eng.config
+    refused = eng.runtime.needs_consent(tool.name)
+    if refused is not None:   # no play without consent: no LLM call spent on it either
+        result = ToolResult(tool.name, tool, tool.doc, (), False,
+                            f"kept the original: not played ({refused})", {},
+                            {"not_executed": refused})
+        eng.store.put_result(tool.name, result.to_dict())
+        eng.reporter.done(tool.name, f"kept the original: not played ({refused})")
+        return result
     eng.reporter.start(tool.name, tool_budget(cfg))
     search, space = await search_examples(tool, eng, seed_facts(eng, tool))
     examples = distinct_examples(search.history)
+    tests = await fact_tests(tool, eng, space, examples)
+    examples = sorted([*examples, *tests], key=lambda ex: -ex.reward)  # stable: ties keep order
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
     book = space.book.without(ex.invocation.key() for ex in hold)
     outcome: DocSearchOutcome | None = None
@@ -71,6 +82,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     demos = await write_answers(pool[:k], tool, eng)
     stats = _tool_stats(eng, tool, search, space, outcome, examples, hold, pool, demos,
                         demo_scores)
+    stats.update(fact_test_stats(tests))
     result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos),
                         outcome.changed if outcome else False,
                         outcome.reason if outcome else "doc search off",
@@ -80,6 +92,19 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
                       f"{len(examples)} verified examples, {len(demos)} demos, "
                       f"{'doc changed' if result.doc_changed else 'kept the original doc'}")
     return result
+
+
+async def fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
+                     examples: list[Example]) -> list[Example]:
+    """Step 1b (``config.fact_tests`` per tool; 0: off), each test logged as a candidate."""
+    if engine.config.fact_tests <= 0:
+        return []
+    tests = await write_fact_tests(tool, engine, space, examples)
+    for i, ex in enumerate(tests):
+        engine.store.put_candidate(
+            f"fact-{tool.name}-{i}", tool=tool.name, stage="fact-test", iteration=0,
+            parent=None, state="verified", reward=ex.reward, payload=ex.to_dict())
+    return tests
 
 
 def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:

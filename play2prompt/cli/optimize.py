@@ -59,6 +59,9 @@ def optimize_command(
     no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate"),
+    fact_tests: Optional[int] = typer.Option(
+        None, "--fact-tests", help="Step 1b: requests per tool that say a value the way people "
+        "say it where the tool takes another form, to test play's facts (0: off, the paper)"),
     probe: Optional[bool] = typer.Option(None, "--probe/--no-probe",
                                          help="probe each tool with out-of-range values "
                                               "(off for tools with side effects)"),
@@ -112,6 +115,7 @@ def optimize_command(
         max_concurrency=parse_concurrency(max_concurrency),
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None, probe=probe,
+        fact_tests=fact_tests,
         choose_demo_count=choose_demos, draft_rounds=draft_rounds,
         allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
@@ -165,13 +169,15 @@ def print_summary(result) -> None:
         s, sc = r.stats, r.scores
         before, after = sc.get("d0_train"), sc.get("best_train") if r.doc_changed else sc.get(
             "d0_train")
+        tests = (f"{s['fact_tests']} ({s.get('fact_tests_failed_by_original', 0)})"
+                 if "fact_tests" in s else "-")
         rows.append([name, s.get("valid_invocations"),
-                     f"{s.get('demos')} ({s.get('verified_demos')})", fmt(s.get("best_reward")),
-                     f"{fmt(before)}->{fmt(after)}", "yes" if r.doc_changed else "no",
-                     s.get("llm_samples")])
-    console.print(table(f"run {result.run_id}", ["tool", "valid calls", "demos (verified)",
-                                                 "best reward", "doc score", "doc changed",
-                                                 "LLM samples"], rows))
+                     f"{s.get('demos')} ({s.get('verified_examples')})", tests,
+                     fmt(s.get("best_reward")), f"{fmt(before)}->{fmt(after)}",
+                     "yes" if r.doc_changed else "no", s.get("llm_samples")])
+    console.print(table(f"run {result.run_id}", [
+        "tool", "valid calls", "demos (verified examples)", "fact tests (D0 fails)",
+        "best reward", "doc score", "doc changed", "LLM samples"], rows))
     st = result.stats
     sess = st.get("session", {})
     console.print(

@@ -22,10 +22,11 @@ class CallBound:
     refine_calls: int    # N_E rounds of m3 (+ redraws), re-reading, (m5), task model, m6; m4
     doc_candidates: int  # Step-2 docs scored
     doc_calls: int       # m8 + m7 (+ retries) and the task model on the doc batches
+    fact_calls: int = 0  # Step 1b: m3-fact and re-reading per draft, the task model per test
 
     @property
     def step1(self) -> int:
-        return self.play_calls + self.refine_calls
+        return self.play_calls + self.refine_calls + self.fact_calls
 
     @property
     def total(self) -> int:
@@ -47,9 +48,10 @@ def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     task = 1 if config.lam > 0 else 0    # R_e's test; never asked at lambda 0 (P2P-Easy)
     per_round = QUERY_TRIES + 1 + grade + task + 1   # m3 (+ redraws), re-reading, m5, M_T, m6
     refine_calls = candidates * config.n_e * per_round + config.demos_per_tool   # + m4
+    fact_calls = config.fact_tests * (2 * QUERY_TRIES + task)
     if not config.optimize_docs:
-        return CallBound(candidates, play_calls, refine_calls, 0, 0)
-    examples = candidates                # at most one example per candidate
+        return CallBound(candidates, play_calls, refine_calls, 0, 0, fact_calls)
+    examples = candidates + config.fact_tests   # one per candidate, one per fact test
     hold = 0 if examples < 3 else max(1, round(config.holdout * examples))
     batch = min(config.doc_batch, examples - hold)
     docs = config.docs
@@ -61,4 +63,4 @@ def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     demo_counts = 3 if config.choose_demo_count else 0           # 0, 1 and k demos
     doc_calls = (scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
                  + demo_counts * hold)
-    return CallBound(candidates, play_calls, refine_calls, scored, doc_calls)
+    return CallBound(candidates, play_calls, refine_calls, scored, doc_calls, fact_calls)

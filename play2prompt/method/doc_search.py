@@ -151,17 +151,17 @@ class DocSearchOutcome:
 def split_examples(examples: Sequence[Example], holdout: float, seed: Any
                    ) -> tuple[list[Example], list[Example]]:
     """(train, held-out), by a hash of each example's call: which examples are held out does
-    not depend on how the search ranked them. At least one is held out when there are two;
-    with fewer nothing is (and nothing can replace D0)."""
+    not depend on how the search ranked them, and examples of one call (a fact test and the
+    example it was written from) fall on the same side. At least one call is held out when
+    there are two; with fewer nothing is (and nothing can replace D0)."""
     items = list(examples)
-    if len(items) < 2 or holdout <= 0:
+    calls = list(dict.fromkeys(x.invocation.key() for x in items))
+    if len(calls) < 2 or holdout <= 0:
         return items, []
-    order = sorted(range(len(items)),
-                   key=lambda i: stable_hash(seed, items[i].invocation.key()))
-    n_hold = max(1, round(holdout * len(items)))
-    held = set(order[:n_hold])
-    return ([x for i, x in enumerate(items) if i not in held],
-            [x for i, x in enumerate(items) if i in held])
+    order = sorted(calls, key=lambda key: stable_hash(seed, key))
+    held = set(order[:max(1, round(holdout * len(calls)))])
+    return ([x for x in items if x.invocation.key() not in held],
+            [x for x in items if x.invocation.key() in held])
 
 
 class DocSpace:
@@ -268,6 +268,9 @@ async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
     if len(train) + len(hold) < cfg.min_examples_for_docs or not hold or not train:
         return DocSearchOutcome(d0, False, f"kept the original: only {len(train) + len(hold)} "
                                 f"verified example(s), too few to hold any out", {})
+    if cfg.lam > 0 and all(ex.solved for ex in [*train, *hold]):
+        return DocSearchOutcome(d0, False, f"kept the original: it already solves all "
+                                f"{len(train) + len(hold)} verified examples (no doc search)", {})
     space = DocSpace(tool, engine, train[: cfg.doc_batch], book)
     initial = [DocCandidate(d0, kind="original")]
     if cfg.evidence_notes and DocCandidate(space.reference).key != initial[0].key:

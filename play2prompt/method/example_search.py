@@ -63,6 +63,7 @@ class Example:
     refinement_round: int = 0
     problems: tuple[str, ...] = ()    # gates the request failed (empty: it passed)
     rederived: str = ""               # the call re-read from the request
+    fact: str = ""                    # the fact it tests (Step 1b), "param: what the tool takes"
 
     @property
     def verified(self) -> bool:
@@ -85,7 +86,7 @@ class Example:
             "r_q": self.r_q, "r_e": self.r_e, "reward": self.reward, "checks": dict(self.checks),
             "grade": self.grade, "solved": self.solved, "attempt": self.attempt,
             "reflection": self.reflection, "refinement_round": self.refinement_round,
-            "problems": list(self.problems), "rederived": self.rederived,
+            "problems": list(self.problems), "rederived": self.rederived, "fact": self.fact,
         }
 
     @classmethod
@@ -95,7 +96,7 @@ class Example:
                    float(d["r_e"]), float(d["reward"]), d.get("checks") or {}, d.get("grade"),
                    bool(d.get("solved")), d.get("attempt", ""), d.get("reflection", ""),
                    int(d.get("refinement_round", 0)), tuple(d.get("problems") or ()),
-                   d.get("rederived", ""))
+                   d.get("rederived", ""), d.get("fact", ""))
 
 
 class ExampleSpace:
@@ -267,7 +268,7 @@ class ExampleSpace:
         r_q = quality_reward(checks, grade)
         solved, attempt = False, ""
         if cfg.lam > 0 and not gated:
-            solved, attempt = await self._task_solves(request.query, inv, obs)
+            solved, attempt = await self.task_solves(request.query, inv, obs)
         r_e = 0.0 if solved or gated or cfg.lam <= 0 else 1.0
         reward = 0.0 if gated else total_reward(r_q, r_e, cfg.lam)
         reflection = ""
@@ -288,7 +289,7 @@ class ExampleSpace:
             max_tokens=200)
         return float(g["score"]) if g else None
 
-    async def _task_solves(self, query: str, inv: Invocation,
+    async def task_solves(self, query: str, inv: Invocation,
                            obs: Observation) -> tuple[bool, str]:
         """R_e's test: does the task model, with D0 and no demos, make the right call?"""
         eng = self.engine

@@ -190,7 +190,7 @@ class RequestWriter:
         if previous:
             context = f"A previous request was: \"{previous}\"\n{context}"
         output = obs.render(800)
-        labels = {n: _first_clause(strip_refuted(t, book.of(n)))
+        labels = {n: first_clause(strip_refuted(t, book.of(n)))
                   for n, t in self.tool.doc.params.items()}
         values = describe_values(inv, labels)
         best = Request("", ("the generator wrote no request",))
@@ -264,7 +264,7 @@ class RequestWriter:
 
 
 
-def _first_clause(text: str) -> str:
+def first_clause(text: str) -> str:
     """What a parameter means, in a few words: its doc text up to the first full stop."""
     first = re.split(r"(?<!\be\.g)(?<!\bi\.e)(?<=[a-z0-9)])\.\s", text.strip(), maxsplit=1)[0]
     return first.rstrip(".")[:80]

@@ -1,0 +1,167 @@
+"""Step 1b: difficult examples that test what tool play learned.
+
+Step 1 writes requests that state every value as the call has it ("I weigh 120 kg and am
+175 cm tall"), so the original doc solves them and no fact play established (units, accepted
+values, ranges, formats) can be shown to matter. Here, for each parameter with a fact, the
+generator rewrites a verified example so that that one value is said the way people say it
+where that differs from what the tool takes ("1.80 m" where it takes centimetres,
+"Fahrenheit" where it takes "F", "4 %" where it takes a fraction), every other value as
+written (m3-fact). The request passes the same code gates as any other (no code, no
+identifiers, no copied instructions, the other numbers as the call has them, no switch
+contradicted), and is verified by re-reading: the generator re-derives the call from the
+request alone with the facts doc, and the re-derived call must give the example's output when
+executed. The task model then tries it with D0 and no demos (R_e = 1 when it fails, as the
+paper's Step 1 intends); the verified tests join the examples Step 2 is decided on, so a
+fact's worth is measured by the examples that test it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from play2prompt.jsonutil import derive_seed
+from play2prompt.lm.structured import chat_json
+from play2prompt.method.example_search import Example, ExampleSpace
+from play2prompt.method.facts import FactBook, known_doc, strip_refuted
+from play2prompt.method.play import retry_temperature
+from play2prompt.method.requests import (
+    QUERY_SCHEMA,
+    QUERY_TRIES,
+    RequestWriter,
+    describe_values,
+    first_clause,
+    request_problems,
+)
+from play2prompt.method.rewards import check_query, quality_reward, total_reward
+from play2prompt.tools.model import Invocation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
+
+
+@dataclass(frozen=True)
+class FactTarget:
+    """One value of a verified example to be said another way, and the fact about it."""
+
+    example: Example
+    param: str
+    rule: str                        # what the tool takes, in the facts' sentences
+
+
+def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
+                 budget: int) -> list[FactTarget]:
+    """Up to ``budget`` (example, parameter) pairs: parameters with a fact, round-robin, each
+    with the verified examples whose call sets it, best first."""
+    rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
+    rules = {p: r for p, r in rules.items() if r}
+    queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
+                  and not ex.fact] for p in rules}
+    out: list[FactTarget] = []
+    depth = max((len(q) for q in queues.values()), default=0)
+    for i in range(depth):
+        for p, queue in queues.items():
+            if i < len(queue) and len(out) < budget:
+                out.append(FactTarget(queue[i], p, rules[p]))
+    return out
+
+
+def _without(inv: Invocation, param: str) -> Invocation:
+    return Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != param})
+
+
+class FactTestWriter:
+    """m3-fact with the request gates and the re-reading check, for one tool."""
+
+    def __init__(self, tool: Tool, engine: Engine, space: ExampleSpace) -> None:
+        self.tool = tool
+        self.engine = engine
+        self.space = space                     # R_e's test (the task model with D0)
+        self.reader = RequestWriter(tool, engine)
+        system, _ = engine.prompts.template("m3-fact")
+        self.sources = [*self.reader.sources, system]
+
+    async def write(self, target: FactTarget, book: FactBook, seed_key: str) -> Example | None:
+        """A verified fact-testing example for ``target``, or None when no draft passed."""
+        eng, ex, param = self.engine, target.example, target.param
+        inv, obs = ex.invocation, ex.observation
+        others = _without(inv, param)
+        labels = {n: first_clause(strip_refuted(t, book.of(n)))
+                  for n, t in self.tool.doc.params.items()}
+        label = labels.get(param) or param.replace("_", " ")
+        value = inv.arguments[param]
+        note = ""
+        for t in range(QUERY_TRIES):
+            messages = eng.prompts.render(
+                "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
+                target=f"{label}: {value}", rule=target.rule,
+                values=describe_values(others, labels) + note)
+            (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
+                                      seed=derive_seed(seed_key, "m3-fact", t),
+                                      temperature=retry_temperature(eng.config.temperature, t),
+                                      max_tokens=160)
+            query = str(q["query"]).strip() if q else ""
+            if not query:
+                continue
+            problems = request_problems(query, self.tool, [*self.sources, target.rule, note],
+                                        inv=others)
+            if problems:
+                note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
+                continue
+            reading = await self.reader.reread(query, inv, obs, f"{seed_key}:fact:{t}", book)
+            if reading.consistent:
+                return await self._tested(target, query, reading.shown, others)
+            note = (f"\nA draft was: {query}\nRead with the rule, it asks for {reading.shown}, "
+                    f"not for the call. Keep the value exactly the same, only say it "
+                    f"another way.")
+        return None
+
+    async def _tested(self, target: FactTarget, query: str, rederived: str,
+                      others: Invocation) -> Example:
+        """The example, with R_q (other values as written) and R_e (D0 fails it)."""
+        cfg, ex = self.engine.config, target.example
+        checks = check_query(query, others)
+        r_q = quality_reward(checks, None)
+        solved, attempt = False, ""
+        if cfg.lam > 0:
+            solved, attempt = await self.space.task_solves(query, ex.invocation,
+                                                           ex.observation)
+        r_e = 0.0 if solved or cfg.lam <= 0 else 1.0
+        return replace(ex, query=query, answer="", r_q=r_q, r_e=r_e,
+                       reward=total_reward(r_q, r_e, cfg.lam), checks=checks.to_dict(),
+                       grade=None, solved=solved, attempt=attempt, reflection="",
+                       problems=(), rederived=rederived,
+                       fact=f"{target.param}: {target.rule}"[:300])
+
+
+async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
+                           examples: Sequence[Example]) -> list[Example]:
+    """Step 1b for ``tool``: up to ``config.fact_tests`` verified fact-testing examples,
+    written from ``examples`` with the facts play established (``space.book``)."""
+    budget = engine.config.fact_tests
+    book = space.book
+    targets = plan_targets(tool, examples, book, budget)
+    if not targets:
+        return []
+    writer = FactTestWriter(tool, engine, space)
+    found = await asyncio.gather(*(writer.write(t, book, f"{tool.name}:fact:{i}")
+                                   for i, t in enumerate(targets)))
+    seen: set[str] = {ex.query.strip().lower() for ex in examples}
+    out = []
+    for ex in found:
+        if ex is not None and ex.query.strip().lower() not in seen:
+            seen.add(ex.query.strip().lower())
+            out.append(ex)
+    return out
+
+
+def fact_test_stats(tests: Sequence[Example], planned: int | None = None) -> dict[str, int]:
+    """How many verified examples test a fact, and how many of those D0 fails."""
+    return {"fact_tests": len(tests),
+            "fact_tests_failed_by_original": sum(1 for ex in tests if ex.r_e > 0),
+            **({"fact_tests_planned": planned} if planned is not None else {})}
+
+
+__all__ = ["FactTarget", "FactTestWriter", "fact_test_stats", "plan_targets", "write_fact_tests"]
