@@ -35,7 +35,7 @@ from play2prompt.tools.observations import is_transient
 
 ERROR_TEXT_LIMIT = 1000      # characters of one error message read for facts (a pydantic
                              # or JSON error with a few issues; prompts cut it again)
-NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse"})
+NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse", "consent"})
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
 MAX_TEXT = 160               # characters of one fact sentence

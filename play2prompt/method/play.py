@@ -25,7 +25,7 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-NOT_EXECUTED = ("duplicate", "repeat", "parse")   # attempts that never reached the tool
+NOT_EXECUTED = ("duplicate", "repeat", "parse", "consent")  # never reached the tool
 JUDGE_SCHEMA = object_schema({
     "err_code": {"type": "integer", "enum": [0, -1]},
     "analysis": {"type": "string", "maxLength": 300},
