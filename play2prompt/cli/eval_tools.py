@@ -30,6 +30,9 @@ def tools_command(
         None, "--allow-side-effects", metavar="TOOL,...|all",
         help="tools the evaluation may execute although they may change things; the others "
              "are never executed"),
+    only: Optional[list[str]] = typer.Option(
+        None, "--tools", metavar="NAME,...",
+        help="only these tools, and the queries whose calls use only them"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bars"),
     as_json: bool = typer.Option(False, "--json",
                                  help="print the results (summary.json) as one JSON document "
@@ -38,7 +41,7 @@ def tools_command(
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
     from play2prompt.cli._common import console_err
     from play2prompt.cli._eval_common import execute_eval
-    from play2prompt.evaluation.queries import load_queries, tools_suite
+    from play2prompt.evaluation.queries import load_queries, only_tools, tools_suite
     from play2prompt.evaluation.session import SuiteRequest
     from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
     from play2prompt.tools.loading import load_tools
@@ -49,6 +52,8 @@ def tools_command(
     for note in consent_notes(tools, allow):
         console_err.print(f"warning: {note}", highlight=False, markup=False)
     query_file = load_queries(queries, tools)
+    if only:
+        tools, query_file = only_tools(tools, query_file, only)
     suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
     execute_eval(SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts,
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,

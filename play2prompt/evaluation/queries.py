@@ -114,6 +114,17 @@ def _parse_call(call: Any, tools: Mapping[str, Tool]) -> Invocation:
     return Invocation(name, to_jsonable(dict(arguments)))
 
 
+def only_tools(tools: Sequence[Tool], queries: QueryFile, names: Sequence[str]
+               ) -> tuple[list[Tool], QueryFile]:
+    """The tools named (comma lists allowed) and the queries whose calls use only them."""
+    wanted = {n.strip() for item in names for n in item.split(",") if n.strip()}
+    unknown = sorted(wanted - {t.name for t in tools})
+    if unknown:
+        raise UserError(f"--tools: no tool named {', '.join(unknown)} in the tools file")
+    kept = [item for item in queries.items if all(c.name in wanted for c in item.calls)]
+    return [t for t in tools if t.name in wanted], QueryFile(kept, queries.bad)
+
+
 def tools_suite(tools: Sequence[Tool], queries: QueryFile, name: str,
                 base_dir: Path | None) -> EvalSuite:
     """The suite for ``p2p eval tools.json --queries FILE``."""

@@ -200,3 +200,17 @@ def test_oracle_side_paired_test_and_headroom(tmp_path, example_tools, oracle_ba
     assert main(["eval", str(EXAMPLES / "tools.json"), "--queries", str(queries), "--oracle",
                  str(stray), "--task-model", "fake", "-q"]) == 2
     assert "teleport" in capsys.readouterr().err
+
+
+def test_only_tools_keeps_their_queries(example_tools):
+    from play2prompt.errors import UserError
+    from play2prompt.evaluation.queries import only_tools
+
+    loaded = load_queries(EXAMPLES / "queries.jsonl", example_tools)
+    tools, kept = only_tools(example_tools, loaded, ["convert_units,body_mass_index"])
+    assert {t.name for t in tools} == {"convert_units", "body_mass_index"}
+    assert kept.items and all(c.name in {"convert_units", "body_mass_index"}
+                              for item in kept.items for c in item.calls)
+    assert len(kept.items) < len(loaded.items)
+    with pytest.raises(UserError, match="no tool named nope"):
+        only_tools(example_tools, loaded, ["nope"])
