@@ -4,16 +4,21 @@ type each takes and which it does not take, as JSON Schema, from the book's ``pa
 positional argument: 'b'" or pydantic's "b  Field required [type=missing, ...]").
 
 Pure functions of the facts: play calls them to give a tool whose schema lost its parameters
-(or never listed some) the ones its errors named.
+(or never listed some) the ones its errors named. :func:`discovered_tool` is the tool as play
+knows it: the schema every later try is decoded against, the doc it reads, what re-reading
+and the task model's tests see, and (from Step 1 on) the tool the rest of its optimization
+works on and its result keeps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from play2prompt.method.facts import Fact
+    from play2prompt.method.facts import Fact, FactBook
+    from play2prompt.tools.model import Tool
 
 
 def discovered_parameters(facts: Iterable[Fact], parameters: Mapping[str, Any]
@@ -61,3 +66,32 @@ def with_discovered(parameters: Mapping[str, Any], found: Mapping[str, Any],
     if required:
         out["required"] = list(dict.fromkeys(required))
     return out
+
+
+def described(book: FactBook, name: str) -> str:
+    """What the facts say of parameter ``name`` beyond that it exists, is required and its
+    type (the schema says those): its rules, accepted values, formats."""
+    own = {f.text for f in book.of(name) if f.kind == "param"}
+    return " ".join(s for s in book.sentences(name, examples=False) if s not in own)
+
+
+def discovered_tool(tool: Tool, book: FactBook) -> Tool:
+    """``tool`` with the interface ``book``'s errors showed: the parameters its schema lacks
+    added (typed and required as the tool said; untyped: any JSON value), each described by
+    :func:`described` when the facts say more, and the parameters the tool said it does not
+    take removed. ``tool`` itself when the facts add nothing; pure and idempotent."""
+    found = discovered_parameters(book.facts, tool.parameters)
+    absent = [n for n in book.absent_parameters() if n in tool.properties]
+    if not found["properties"] and not found["required"] and not absent:
+        return tool
+    parameters = with_discovered(tool.parameters, found, absent)
+    for name in found["properties"]:
+        text = described(book, name) if name not in tool.properties else ""
+        if text:
+            parameters["properties"][name]["description"] = text
+    return replace(tool, parameters=parameters)
+
+
+def discovery_stats(given: Tool, played: Tool) -> dict[str, Any]:
+    """A tool's statistics of discovery: the parameters play added to ``given``'s schema."""
+    return {"discovered_parameters": sorted(set(played.properties) - set(given.properties))}

@@ -13,6 +13,11 @@ iterations as a snapshot taken when an iteration starts, so the result does not 
 order in which concurrent plays finish. After the first iteration, code probes the tool from one
 executed call (:func:`play2prompt.method.probes.probes`). Answers (m4) are written only for the
 examples chosen as demos.
+
+A tool whose errors name parameters its schema lacks is worked on as play knows it
+(:func:`play2prompt.method.discovery.discovered_tool` of the facts): a candidate's request is
+written and re-read against its play's discovered schema, and the task model's test (R_e),
+m5 and m6 see it too; :attr:`ExampleSpace.current` is the tool as of the latest snapshot.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.facts import FactBook, known_doc
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
 from play2prompt.method.probes import Prober
@@ -106,16 +112,24 @@ class ExampleSpace:
         self.tool = tool
         self.engine = engine
         self.player = ToolPlayer(tool, engine)
-        self.writer = RequestWriter(tool, engine)
         # the tool's facts, as of the current iteration (``known``: what play starts from,
         # e.g. the facts of an earlier run still true of the tool)
         self.book = FactBook(tool, known.all_facts() if known is not None else ())
+        self.current = discovered_tool(tool, self.book)   # the tool as the snapshot knows it
+        self._writers: dict[str, RequestWriter] = {}
         self.failed: dict[str, str] = {}  # calls that failed, same snapshot
         self.explored: set[str] = set()   # invocation keys known at the start of an iteration
         self.failures: list[str] = []     # failed calls and what the tool said, same snapshot
         self._plays: dict[str, tuple[int, PlayResult]] = {}
-        self.prober = Prober(tool, engine, self.book)
+        self.prober = Prober(self.current, engine, self.book)
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
+
+    def writer(self, tool: Tool) -> RequestWriter:
+        """The request writer for ``tool`` as a play knows it (one per discovered schema)."""
+        key = stable_hash(dict(tool.parameters))
+        if key not in self._writers:
+            self._writers[key] = RequestWriter(tool, self.engine)
+        return self._writers[key]
 
     @property
     def probed(self) -> list[tuple[str, Invocation, Observation]]:
@@ -189,7 +203,8 @@ class ExampleSpace:
                 out.append(play)
                 continue
             inv, obs = fix.invocation, fix.observation
-            verdict, analysis = await self.player.judge(inv, obs, play.seed_key, -1)
+            verdict, analysis = await self.player.judge(inv, obs, play.seed_key, -1,
+                                                        self.current)
             if verdict == 0:
                 analysis = fix.note()
             attempt = Attempt(inv, obs, verdict, analysis)
@@ -215,6 +230,8 @@ class ExampleSpace:
                         att.observation.error_type not in NOT_EXECUTED:
                     lines[f"{att.invocation.to_python()} -> {att.analysis[:200]}"] = None
         self.failures = list(lines)[-4:]
+        self.current = discovered_tool(self.tool, self.book)
+        self.prober.tool = self.current       # probes vary the parameters play discovered too
         if self.engine.config.probe:
             await self.prober.run(self.plays)
 
@@ -254,8 +271,9 @@ class ExampleSpace:
     async def _refine(self, inv: Invocation, obs: Observation, previous: Example | None,
                       seed_key: str, round_: int, reflect: bool, book: FactBook) -> Example:
         eng, cfg = self.engine, self.engine.config
+        tool = discovered_tool(self.tool, book)      # as the play's facts know it
         same_call = previous is not None and previous.invocation.key() == inv.key()
-        request = await self.writer.write(inv, obs, seed_key, book,
+        request = await self.writer(tool).write(inv, obs, seed_key, book,
                                           previous.query if same_call else "",
                                           previous.reflection if previous else "")
         if request.call is not None and request.observation is not None:
@@ -264,36 +282,37 @@ class ExampleSpace:
         gated = bool(request.problems)
         grade = None
         if eng.llm_grade and not gated:
-            grade = await self._grade(request.query, inv, obs, seed_key)
+            grade = await self._grade(request.query, inv, obs, seed_key, tool)
         r_q = quality_reward(checks, grade)
         solved, attempt = False, ""
         if cfg.lam > 0 and not gated:
-            solved, attempt = await self.task_solves(request.query, inv, obs)
+            solved, attempt = await self.task_solves(request.query, inv, obs, tool)
         r_e = 0.0 if solved or gated or cfg.lam <= 0 else 1.0
         reward = 0.0 if gated else total_reward(r_q, r_e, cfg.lam)
         reflection = ""
         if reflect:
             reflection = await self._reflect(request, inv, checks.describe(), attempt, solved,
-                                             reward, seed_key, book)
+                                             reward, seed_key, book, tool)
         return Example(self.tool.name, request.query, inv, obs, "", r_q, r_e, reward,
                        checks.to_dict(), grade, solved, attempt, reflection, round_,
                        request.problems, request.rederived)
 
     async def _grade(self, query: str, inv: Invocation, obs: Observation,
-                     seed_key: str) -> float | None:
+                     seed_key: str, tool: Tool) -> float | None:
         eng = self.engine
         (g,), _ = await chat_json(
-            eng.generator, eng.prompts.render("m5", doc=self.tool.render_doc(), query=query,
+            eng.generator, eng.prompts.render("m5", doc=tool.render_doc(), query=query,
                                               call=inv.to_python(), output=obs.render(800)),
             GRADE_SCHEMA, role="generator", seed=derive_seed(seed_key, "m5"), temperature=0.0,
             max_tokens=200)
         return float(g["score"]) if g else None
 
-    async def task_solves(self, query: str, inv: Invocation,
-                           obs: Observation) -> tuple[bool, str]:
-        """R_e's test: does the task model, with D0 and no demos, make the right call?"""
+    async def task_solves(self, query: str, inv: Invocation, obs: Observation,
+                          tool: Tool | None = None) -> tuple[bool, str]:
+        """R_e's test: does the task model, with D0 and no demos, make the right call?
+        ``tool``: D0 with the parameters play discovered (default: as of the snapshot)."""
         eng = self.engine
-        attempt = await eng.prompter.attempt(eng.task_model, [self.tool], query,
+        attempt = await eng.prompter.attempt(eng.task_model, [tool or self.current], query,
                                              seed=eng.config.seed,
                                              temperature=eng.config.task_temperature)
         if attempt.error:
@@ -304,17 +323,18 @@ class ExampleSpace:
         return outcome.correct, summary + ("" if outcome.correct else f" ({outcome.error})")
 
     async def _reflect(self, request: Request, inv: Invocation, checks: str, attempt: str,
-                       solved: bool, reward: float, seed_key: str, book: FactBook) -> str:
+                       solved: bool, reward: float, seed_key: str, book: FactBook,
+                       tool: Tool) -> str:
         """m6; P2P-Easy (lambda 0) asks for a natural, complete request, never a harder one."""
         eng = self.engine
         problems = "; ".join(request.problems) or checks
         if eng.config.lam <= 0:
-            messages = eng.prompts.render("m6-easy", doc=known_doc(self.tool, book),
+            messages = eng.prompts.render("m6-easy", doc=known_doc(tool, book),
                                           query=request.query, call=inv.to_python(),
                                           checks=problems)
         else:
             verdict = "solved it" if solved else "failed"
-            messages = eng.prompts.render("m6", doc=known_doc(self.tool, book), query=request.query,
+            messages = eng.prompts.render("m6", doc=known_doc(tool, book), query=request.query,
                                           call=inv.to_python(), checks=problems,
                                           attempt=f"{attempt} -> {verdict}",
                                           reward=f"{reward:.2f}")

@@ -339,6 +339,7 @@ def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
     a reader could copy instead of reading the request) the reference for re-reading."""
     def join(text: str, said: Sequence[str]) -> str:
         text = text.strip()
+        said = [s for s in said if s not in text]   # a discovered parameter's text is facts
         if text and not text.endswith((".", "!", "?")) and said:
             text += "."
         return " ".join([text, *said]).strip() if said else text

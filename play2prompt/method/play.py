@@ -5,7 +5,11 @@ schema); the call is checked against the schema and executed; the output is judg
 plus m2 when the generator judged well in the run's calibration). Every execution feeds the
 tool's facts (:mod:`play2prompt.method.facts`): values the tool listed as accepted become enums
 of the schema the next try is decoded against, and the tool's own words about formats, units and
-ranges go into the next prompt with the failed calls. A call that already failed is never
+ranges go into the next prompt with the failed calls. Parameters the tool's errors name that
+its schema lacks ("missing 2 required positional arguments: 'base' and 'height'", a pydantic
+"Field required") join the schema and the doc of the next try
+(:func:`play2prompt.method.discovery.discovered_tool`): a tool given with no parameters is
+called with ``{}`` once and with its real ones after. A call that already failed is never
 executed again, and a call already explored is not executed again either; both count as a try
 and the generator is told to vary.
 """
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
+from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.facts import Fact, FactBook, known_doc, seen
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -82,6 +87,12 @@ def arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def play_schema(tool: Tool, book: FactBook) -> dict[str, Any]:
+    """What a try is decoded against: ``tool``'s parameters (as play knows them:
+    :func:`discovered_tool`) with the accepted values ``book`` lists as enums."""
+    return book.narrowed_schema(arguments_schema(tool.parameters))
+
+
 def retry_temperature(base: float, attempt: int) -> float:
     """Sampling temperature of the ``attempt``-th try: hotter on each retry, so a model that
     keeps writing the same failing call is pushed to vary it."""
@@ -122,7 +133,6 @@ class ToolPlayer:
     def __init__(self, tool: Tool, engine: Engine) -> None:
         self.tool = tool                  # the tool with its initial documentation D0
         self.engine = engine
-        self.schema = arguments_schema(tool.parameters)
 
     async def play(self, seed_key: str, guidance: str = "",
                    explored: Collection[str] = (), known: FactBook | None = None,
@@ -135,10 +145,10 @@ class ToolPlayer:
         attempts: list[Attempt] = []
         for t in range(cfg.max_tries):
             context = self._context(guidance, attempts, explored)
-            messages = self.engine.prompts.render("m1", doc=known_doc(self.tool, book),
+            tool = discovered_tool(self.tool, book)    # what the earlier tries' errors showed
+            messages = self.engine.prompts.render("m1", doc=known_doc(tool, book),
                                                   context=context, tool=self.tool.name)
-            (args,), _ = await chat_json(self.engine.generator, messages,
-                                         book.narrowed_schema(self.schema),
+            (args,), _ = await chat_json(self.engine.generator, messages, play_schema(tool, book),
                                          role="generator", seed=derive_seed(seed_key, "m1", t),
                                          temperature=retry_temperature(cfg.temperature, t),
                                          max_tokens=300, validate=False)
@@ -153,7 +163,7 @@ class ToolPlayer:
                 continue
             obs = seen(await self.engine.runtime.run(inv), self.engine.scrubber)
             book.observe(inv, obs)
-            verdict, analysis = await self.judge(inv, obs, seed_key, t)
+            verdict, analysis = await self.judge(inv, obs, seed_key, t, tool)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:
                 return PlayResult(inv, obs, tuple(attempts), seed_key, tuple(book.all_facts()))
@@ -174,17 +184,17 @@ class ToolPlayer:
         return None
 
     async def judge(self, inv: Invocation, obs: Observation, seed_key: str,
-                    t: int) -> tuple[int, str]:
+                    t: int, tool: Tool | None = None) -> tuple[int, str]:
         """Did the call work: code's verdict, then m2's when the generator judges (0 or -1,
-        and why)."""
+        and why). ``tool``: as play knows it (default: as given)."""
         verdict, analysis = code_verdict(obs)
         if verdict == 0 and self.engine.llm_judge:
-            verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t)
+            verdict, analysis = await self._llm_verdict(inv, obs, seed_key, t, tool or self.tool)
         return verdict, analysis
 
     async def _llm_verdict(self, inv: Invocation, obs: Observation, seed_key: str,
-                           t: int) -> tuple[int, str]:
-        messages = self.engine.prompts.render("m2", doc=self.tool.render_doc(),
+                           t: int, tool: Tool) -> tuple[int, str]:
+        messages = self.engine.prompts.render("m2", doc=tool.render_doc(),
                                               call=inv.to_python(), output=obs.render())
         (judged,), _ = await chat_json(self.engine.generator, messages, JUDGE_SCHEMA,
                                        role="generator", seed=derive_seed(seed_key, "m2", t),
