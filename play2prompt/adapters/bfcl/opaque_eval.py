@@ -6,20 +6,27 @@ optimized docs and demos, the oracle docs, the parameter-description dropout) is
 real function: each function is optimized once, under whatever name its run gave it, and its
 doc and demos are shown in every question that lists it, under that question's name.
 :class:`OpaqueEvaluator` looks them up by real name and renames what it shows.
+
+A run whose play discovered parameters the question's spec hides (``--opaque params``: an
+empty ``properties``) keeps them in its tools' schemas; the sides that give the run's docs
+(:data:`SCHEMA_SIDES`) show them, with their descriptions, added to the question's spec (an
+:class:`OpaqueSide`), whether or not the run changed the doc. The docs as given show none.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from play2prompt.adapters.bfcl.opacity import (
     OPAQUE,
     Opacity,
+    code_names,
     real_name,
+    rename_text,
     renamed_demo,
     renamed_doc,
 )
@@ -54,13 +61,59 @@ def run_opacity(run: Any) -> set[str]:
     return {str(r.original.meta.get(OPAQUE, "")) for r in run.tools.values()}
 
 
-def real_keyed(side: PromptSide, names: Mapping[str, str]) -> PromptSide:
-    """``side`` with its docs and demos keyed (and its demos' calls named) by real name; the
-    dropout is left to :class:`OpaqueEvaluator`."""
-    return replace(side, docs={names.get(n, n): d for n, d in side.docs.items()},
-                   demos={names.get(n, n): tuple(renamed_demo(d, names) for d in demos)
-                          for n, demos in side.demos.items()},
-                   drop_param_desc=0.0)
+SCHEMA_SIDES = ("full", "desc-only")   # the sides that give a run's docs, its schemas too
+
+
+@dataclass(frozen=True)
+class OpaqueSide(PromptSide):
+    """A side keyed by real name, with ``params``: real name -> the parameters the run's tool
+    was optimized with (what play discovered included)."""
+
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "params": {n: dict(p) for n, p in self.params.items()}}
+
+
+def run_params(run: Any) -> dict[str, Mapping[str, Any]]:
+    """Real name -> the parameters of the run's optimized tool (its doc applied)."""
+    if run is None:
+        return {}
+    return {real_name(r.original): r.optimized.parameters for r in run.tools.values()}
+
+
+def real_keyed(side: PromptSide, names: Mapping[str, str],
+               params: Mapping[str, Mapping[str, Any]] | None = None) -> OpaqueSide:
+    """``side`` with its docs and demos keyed (and its demos' calls named) by real name, and
+    (on :data:`SCHEMA_SIDES`) the run's ``params``; the dropout is left to
+    :class:`OpaqueEvaluator`."""
+    keyed = replace(side, docs={names.get(n, n): d for n, d in side.docs.items()},
+                    demos={names.get(n, n): tuple(renamed_demo(d, names) for d in demos)
+                           for n, demos in side.demos.items()},
+                    drop_param_desc=0.0)
+    given = dict(params or {}) if side.name in SCHEMA_SIDES else {}
+    return OpaqueSide(**{f.name: getattr(keyed, f.name) for f in fields(keyed)}, params=given)
+
+
+def with_params(tool: Tool, params: Mapping[str, Any] | None,
+                texts: Mapping[str, str]) -> Tool:
+    """``tool`` with the properties of ``params`` its schema lacks added (required where
+    ``params`` requires them), their descriptions' tool names renamed by ``texts``."""
+    have = tool.properties
+    extra = {n: dict(s) for n, s in ((params or {}).get("properties") or {}).items()
+             if n not in have}
+    if not extra:
+        return tool
+    names = code_names(texts)
+    for spec in extra.values():
+        if isinstance(spec.get("description"), str):
+            spec["description"] = rename_text(spec["description"], names)
+    required = [*tool.required, *(r for r in (params or {}).get("required") or ()
+                                  if r in extra)]
+    schema = {**tool.parameters, "type": "object", "properties": {**have, **extra}}
+    if required:
+        schema["required"] = list(dict.fromkeys(required))
+    return replace(tool, parameters=schema)
 
 
 class OpaqueEvaluator(Evaluator):
@@ -82,6 +135,8 @@ class OpaqueEvaluator(Evaluator):
         as_real = [replace(t, name=r) for t, r in zip(dropped, reals)]
         names = {r: t.name for r, t in zip(reals, shown)}
         texts = {k: names[r] for r, k in self.drop_keys.items() if r in names} | names
+        params = side.params if isinstance(side, OpaqueSide) else {}
+        as_real = [with_params(t, params.get(t.name), texts) for t in as_real]
         tools = []
         for before, tool in zip(as_real, side.tools_for(as_real)):
             if tool.doc != before.doc:
@@ -124,7 +179,7 @@ class OpaqueSuiteRequest(SuiteRequest):
         out = Path(self.out or Path(self.runs_dir)
                    / f"eval-{suite.name}-{stable_hash(config, length=8)}")
         names = run_names(run)
-        sides = [real_keyed(s, names) for s in sides_for(
+        sides = [real_keyed(s, names, run_params(run)) for s in sides_for(
             options.variant, run, options.demos, 0.0, settings.seed, oracle)]
         with EvalSession.at(out, max_concurrency=self.max_concurrency) as session:
             session.start(config)
