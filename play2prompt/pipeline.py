@@ -20,6 +20,7 @@ from play2prompt.engine import Engine
 from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency
+from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_search import (
     DocSearchOutcome,
     DocSpace,
@@ -65,6 +66,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         return result
     eng.reporter.start(tool.name, tool_budget(cfg))
     search, space = await search_examples(tool, eng, seed_facts(eng, tool))
+    given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
     examples = distinct_examples(search.history)
     tests = await fact_tests(tool, eng, space, examples)
     examples = sorted([*examples, *tests], key=lambda ex: -ex.reward)  # stable: ties keep order
@@ -83,6 +85,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     stats = _tool_stats(eng, tool, search, space, outcome, examples, hold, pool, demos,
                         demo_scores)
     stats.update(fact_test_stats(tests))
+    stats.update(discovery_stats(given, tool))
     result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos),
                         outcome.changed if outcome else False,
                         outcome.reason if outcome else "doc search off",
