@@ -8,19 +8,22 @@ where that differs from what the tool takes ("1.80 m" where it takes centimetres
 "Fahrenheit" where it takes "F", "4 %" where it takes a fraction), every other value as
 written (m3-fact). The request passes the same code gates as any other (no code, no
 identifiers, no copied instructions, the other numbers as the call has them, no switch
-contradicted), and is verified by re-reading: the generator re-derives the call from the
-request alone with the facts doc, and the re-derived call must give the example's output when
-executed. The task model then tries it with D0 and no demos (R_e = 1 when it fails, as the
-paper's Step 1 intends); the verified tests join the examples Step 2 is decided on, so a
-fact's worth is measured by the examples that test it.
+contradicted) and one of its own: it must not write the tested value as the call has it (in
+a 1.5B run without this gate, most tests restated the value, e.g. "200 USD to CAD", and the
+original doc failed 1 of 9). It is verified by re-reading: the generator re-derives the call
+from the request alone with the facts doc, and the re-derived call must give the example's
+output when executed. The task model then tries it with D0 and no demos (R_e = 1 when it
+fails, as the paper's Step 1 intends); the verified tests join the examples Step 2 is decided
+on, so a fact's worth is measured by the examples that test it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
@@ -35,7 +38,7 @@ from play2prompt.method.requests import (
     first_clause,
     request_problems,
 )
-from play2prompt.method.rewards import check_query, quality_reward, total_reward
+from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
 from play2prompt.tools.model import Invocation, Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
@@ -66,6 +69,19 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
             if i < len(queue) and len(out) < budget:
                 out.append(FactTarget(queue[i], p, rules[p]))
     return out
+
+
+def says_as_given(value: Any, query: str) -> bool:
+    """The request writes the tested value exactly as the call has it (then it tests nothing:
+    the original doc reads it like any other request). Numbers by value; text as a whole word,
+    in any case, "_" read as a space; other values are not checked."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return False
+    if not isinstance(value, str):
+        return value_in_text(value, query)
+    forms = {value.strip(), value.strip().replace("_", " ")} - {""}
+    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
+               for f in forms)
 
 
 def _without(inv: Invocation, param: str) -> Invocation:
@@ -107,6 +123,9 @@ class FactTestWriter:
                 continue
             problems = request_problems(query, self.tool, [*self.sources, target.rule, note],
                                         inv=others)
+            if says_as_given(value, query):
+                problems.append(f"it writes {value} the way the tool takes it; say it the way "
+                                f"people usually say it")
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue

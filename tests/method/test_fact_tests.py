@@ -112,3 +112,23 @@ def test_fact_tests_off_is_the_papers_step_1(bmi, make_engine):
         return await fact_tests(bmi, engine, space, [ex])
 
     assert asyncio.run(run()) == [] and not gen.requests
+
+
+def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi, make_engine):
+    from play2prompt.method.fact_tests import says_as_given
+
+    assert says_as_given(175, "I am 175 cm tall") and not says_as_given(175, "I am 1.75 m tall")
+    assert says_as_given("CAD", "200 USD to cad") and not says_as_given("CAD", "Canadian dollars")
+    assert says_as_given("F", "in °F please") and not says_as_given("F", "in Fahrenheit for me")
+    assert says_as_given("new_york", "in New York") and not says_as_given(True, "yes")
+    gen = FakeLM(rules=[(M3F, {"query": "I weigh 70 kg and I am 175 cm tall. My BMI?"}),
+                        (REREAD, CALL)])
+    engine = make_engine([bmi], gen, _task_model(), lam=1.0)
+
+    async def run():
+        space, ex = await _material(engine, bmi)
+        return await write_fact_tests(bmi, engine, space, [ex])
+
+    assert asyncio.run(run()) == []
+    drafts = [r for r in gen.requests if M3F in str(r.messages)]
+    assert len(drafts) == 3 and "the way the tool takes it" in str(drafts[-1].messages)
