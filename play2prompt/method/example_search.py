@@ -23,19 +23,19 @@ m5 and m6 see it too; :attr:`ExampleSpace.current` is the tool as of the latest 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.discovery import discovered_tool
+from play2prompt.method.example import Example
 from play2prompt.method.facts import FactBook, known_doc
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
 from play2prompt.method.probes import Prober
-from play2prompt.method.requests import REREAD_PROBLEM, Request, RequestWriter, reads_like_code
+from play2prompt.method.requests import Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
-from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -49,60 +49,6 @@ GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
 REFLECT_SCHEMA = object_schema({"reflection": {"type": "string", "maxLength": 400}})
 
 __all__ = ["Example", "ExampleSpace", "reads_like_code", "search_examples", "select_demos"]
-
-
-@dataclass(frozen=True)
-class Example:
-    tool: str
-    query: str
-    invocation: Invocation
-    observation: Observation
-    answer: str
-    r_q: float
-    r_e: float
-    reward: float
-    checks: Any = field(default_factory=dict)
-    grade: float | None = None
-    solved: bool = False              # the task model answered it right with D0
-    attempt: str = ""                 # the task model's raw answer
-    reflection: str = ""
-    refinement_round: int = 0
-    problems: tuple[str, ...] = ()    # gates the request failed (empty: it passed)
-    rederived: str = ""               # the call re-read from the request
-    fact: str = ""                    # the fact it tests (Step 1b), "param: what the tool takes"
-
-    @property
-    def verified(self) -> bool:
-        """Executed successfully, and the request passed every gate: it reads like a user's
-        and re-reading it gives the same call."""
-        return self.observation.ok and bool(self.query) and not self.problems
-
-    @property
-    def clean(self) -> bool:
-        """Reads like a user's request (no code, identifiers or copied instructions)."""
-        return not any(not p.startswith(REREAD_PROBLEM) for p in self.problems)
-
-    def demo(self) -> Demo:
-        return Demo(self.query, (self.invocation,), self.answer or None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool, "query": self.query, "invocation": self.invocation.to_dict(),
-            "observation": self.observation.to_dict(), "answer": self.answer,
-            "r_q": self.r_q, "r_e": self.r_e, "reward": self.reward, "checks": dict(self.checks),
-            "grade": self.grade, "solved": self.solved, "attempt": self.attempt,
-            "reflection": self.reflection, "refinement_round": self.refinement_round,
-            "problems": list(self.problems), "rederived": self.rederived, "fact": self.fact,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Example:
-        return cls(d["tool"], d["query"], Invocation.from_dict(d["invocation"]),
-                   Observation.from_dict(d["observation"]), d["answer"], float(d["r_q"]),
-                   float(d["r_e"]), float(d["reward"]), d.get("checks") or {}, d.get("grade"),
-                   bool(d.get("solved")), d.get("attempt", ""), d.get("reflection", ""),
-                   int(d.get("refinement_round", 0)), tuple(d.get("problems") or ()),
-                   d.get("rederived", ""), d.get("fact", ""))
 
 
 class ExampleSpace:
