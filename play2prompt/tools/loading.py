@@ -10,6 +10,7 @@ its executor tells; absent, it is inferred.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ MAX_FILE_BYTES = 16 * 2**20   # a tools file larger than this is not a tools fil
 MAX_DEPTH = 64                # brackets nested deeper than this are not a schema
 DOCUMENT_FIELDS = frozenset({"tools", "meta", "$schema", "version", "description"})
 ENTRY_FIELDS = frozenset({"type", "function", "executor", "meta", "side_effects"})
+DEFAULT_LOAD_TIMEOUT = 10.0  # seconds a tools module gets to load when its tool names none
 FUNCTION_FIELDS = frozenset({"name", "description", "parameters", "strict", "response",
                              "returns"})
 
@@ -183,15 +185,16 @@ def _parse_entry(entry: Any, index: int, source: str, module: str | None) -> Too
 
 def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
     """Fail early, on one line, for a missing executor, an unknown kind or an unknown module."""
-    from play2prompt.tools.executors.python import check_importable, check_spec
+    from play2prompt.tools.executors.python import check_loadable, check_spec
 
+    python: list[tuple[str, str, object, float]] = []
     for tool in tools:
         kind = executor_kind(tool.executor, tool.name)
         timeout = (tool.executor or {}).get("timeout", 1)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
-                not timeout > 0:
-            raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a number of "
-                                 f"seconds > 0, got {timeout!r}")
+                not timeout > 0 or not math.isfinite(timeout):
+            raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a finite "
+                                 f"number of seconds > 0, got {timeout!r}")
         check_sandbox(tool.executor, kind, f"tool {tool.name!r}")
         if find_executor(kind) is None:
             known = available_executors()
@@ -204,15 +207,12 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
             ServerSpec.from_conf(tool.executor["mcp"], base_dir,  # type: ignore[index]
                                  f"tool {tool.name!r}: executor 'mcp'")
         if kind == "python":
-            ref = check_spec(tool.executor["python"],  # type: ignore[index]
-                             f"tool {tool.name!r}: executor 'python'")
-            try:
-                check_importable(ref, base_dir)
-            except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
-                raise ToolsFileError(
-                    f"tool {tool.name!r}: executor 'python': cannot load {ref!r}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+            spec = tool.executor["python"]  # type: ignore[index]
+            ref = check_spec(spec, f"tool {tool.name!r}: executor 'python'")
+            env = spec.get("env") if isinstance(spec, Mapping) else None
+            python.append((tool.name, ref, env,
+                           float((tool.executor or {}).get("timeout", DEFAULT_LOAD_TIMEOUT))))
+    check_loadable(python, base_dir)
 
 
 def dump_tools(tools: Sequence[Tool]) -> dict[str, Any]:

@@ -6,31 +6,28 @@ imports the caller's ``__main__`` (a script that calls :func:`play2prompt.optimi
 (:data:`BASE_ENV` plus what the tool's executor lists), the caller's ``sys.path`` on its first
 line, then one JSON line per call ``{"ref", "paths", "args"}``; it resolves ``ref``
 (``module:attr`` or ``path/to/file.py:attr``), calls it and answers ``{"ok": output}`` or
-``{"error": [error_type, message]}``. Tool output on stdout is discarded (the answers travel on
-a private copy of the original stdout).
+``{"error": [error_type, message]}``; ``{"ref", "paths", "check": true}`` only loads it (what
+loading a tools file asks: a tools module is imported only here, never in ``p2p``). A module
+that cannot be loaded (an import error, ``sys.exit`` at import) is an ``unavailable`` error.
+Tool output on stdout is discarded (the answers travel on a private copy of the original
+stdout). A guardian process (:func:`_guard`) ends the worker's process group when the run ends,
+however it ends.
 
-The parent keeps a small pool per tool (:class:`WorkerPool`): a call past its timeout kills its
-worker, a worker that dies is reported with its exit code or signal and the last line it wrote
-on stderr; the next call starts a fresh one; other tools' workers are not affected.
+The parent side (pools, timeouts, how a worker died) is :mod:`._process`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import select
 import signal
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 WORKER_MODULE = "play2prompt.tools.executors._worker"
 
@@ -95,10 +92,14 @@ def tool_env(allowed: Sequence[str] | Mapping[str, str] = (),
 
 
 # -- the child ------------------------------------------------------------------------------
-def main() -> None:
-    """The worker's loop (run as ``python -m``)."""
+def main(argv: Sequence[str] | None = None) -> None:
+    """The worker's loop (run as ``python -m``; ``--death-fd N``: the read end of a pipe whose
+    write end only the run holds, see :func:`_guard`)."""
     from play2prompt.jsonutil import json_default, to_jsonable
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--death-fd" in args:
+        _guard(int(args[args.index("--death-fd") + 1]))
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)                      # what tools print is not the protocol
@@ -114,159 +115,51 @@ def main() -> None:
         try:
             fn = cache.get(ref) or resolve_callable(ref, message["paths"])
             cache[ref] = fn
-            reply: dict[str, Any] = {"ok": to_jsonable(fn(**message["args"]))}
-        except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
-            reply = {"error": ["exception", f"{type(exc).__name__}: {exc}"]}
+        except BaseException as exc:  # noqa: BLE001 - sys.exit at import included
+            reply: dict[str, Any] = {"error": ["unavailable", _load_error(ref, exc)]}
+        else:
+            reply = {"ok": True} if message.get("check") else _answer(fn, message["args"],
+                                                                     to_jsonable)
         answers.write(json.dumps(reply, ensure_ascii=False, default=json_default) + "\n")
         answers.flush()
 
 
-# -- the parent -----------------------------------------------------------------------------
-class ProcessWorker:
-    """One child process; one call at a time."""
-
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self.env = dict(env) if env is not None else tool_env()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr: IO[bytes] | None = None
-        self._buffer = b""
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the child's life
-        proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=self._stderr, env=self.env,
-                                close_fds=True)
-        self._proc, self._buffer = proc, b""
-        self._send({"sys_path": [p for p in sys.path if p]})
-        return proc
-
-    def _send(self, message: Mapping[str, Any]) -> None:
-        assert self._proc is not None and self._proc.stdin is not None
-        self._proc.stdin.write((json.dumps(message, default=str) + "\n").encode("utf-8"))
-        self._proc.stdin.flush()
-
-    def _read_line(self, timeout: float) -> bytes | None:
-        """The next line from the child, or None when ``timeout`` passed; EOFError if it died."""
-        assert self._proc is not None and self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    def call(self, ref: str, search_paths: list[str], arguments: dict, timeout: float) -> tuple:
-        """``("ok", output)`` or ``("error", error_type, message)``."""
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
-        try:
-            self._send({"ref": ref, "paths": search_paths, "args": arguments})
-            line = self._read_line(timeout)
-        except (EOFError, OSError):
-            return ("error", "crash", self._death())
-        if line is None:
-            self._kill()
-            return ("error", "timeout", f"no answer within {timeout:g} s (killed)")
-        reply = json.loads(line)
-        if "ok" in reply:
-            return ("ok", reply["ok"])
-        return ("error", *reply["error"])
-
-    def _death(self) -> str:
-        """Why the child died: its exit code or signal, and the last line of its stderr."""
-        proc = self._proc
-        code = None
-        if proc is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                code = proc.wait(5)
-        last = self._last_stderr_line()
-        self._kill()
-        if code is None:
-            how = "no exit code"
-        elif code < 0:
-            try:
-                how = f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"killed by signal {-code}"
-        else:
-            how = f"exit code {code}"
-        return f"tool process died ({how})" + (f": {last}" if last else "")
-
-    def _last_stderr_line(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(max(0, self._stderr.seek(0, 2) - 2000))
-            lines = [ln for ln in self._stderr.read().decode("utf-8", "replace").splitlines()
-                     if ln.strip()]
-        except OSError:
-            return ""
-        return lines[-1].strip()[:200] if lines else ""
-
-    def _kill(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            with contextlib.suppress(OSError):
-                proc.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(5)
-            for stream in (proc.stdin, proc.stdout):
-                with contextlib.suppress(OSError):
-                    if stream is not None:
-                        stream.close()
-        if self._stderr is not None:
-            with contextlib.suppress(OSError):
-                self._stderr.close()
-            self._stderr = None
-
-    def close(self) -> None:
-        self._kill()
+def _answer(fn: Any, args: dict[str, Any], to_jsonable: Any) -> dict[str, Any]:
+    try:
+        return {"ok": to_jsonable(fn(**args))}
+    except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
+        return {"error": ["exception", f"{type(exc).__name__}: {exc}"]}
 
 
-class WorkerPool:
-    """Up to ``size`` workers of one tool: concurrent calls use different workers, a hanging
-    call holds only its own."""
+def _load_error(ref: str, exc: BaseException) -> str:
+    """One line for a tool that cannot be loaded (``sys.exit("msg")`` at import included)."""
+    if isinstance(exc, SystemExit):
+        return f"cannot load {ref!r}: the module exits at import (sys.exit({exc.code!r}))"
+    return f"cannot load {ref!r}: {type(exc).__name__}: {exc}"
 
-    def __init__(self, env: Mapping[str, str] | None = None, size: int = 1) -> None:
-        self.env = dict(env) if env is not None else tool_env()
-        self.size = max(1, int(size))
-        self._idle: list[ProcessWorker] = []
-        self._count = 0
-        self._cond = threading.Condition()
 
-    def _take(self) -> ProcessWorker:
-        with self._cond:
-            while not self._idle and self._count >= self.size:
-                self._cond.wait()
-            if self._idle:
-                return self._idle.pop()
-            self._count += 1
-            return ProcessWorker(self.env)
-
-    def _give(self, worker: ProcessWorker) -> None:
-        with self._cond:
-            self._idle.append(worker)
-            self._cond.notify()
-
-    def call(self, ref: str, search_paths: list[str], arguments: dict, timeout: float) -> tuple:
-        worker = self._take()
-        try:
-            return worker.call(ref, search_paths, arguments, timeout)
-        finally:
-            self._give(worker)
-
-    def close(self) -> None:
-        with self._cond:
-            for worker in self._idle:
-                worker.close()
-            self._idle.clear()
-            self._count = 0
+def _guard(fd: int) -> None:
+    """Fork a guardian that kills this worker's process group (the worker and whatever the tool
+    started) as soon as the run is gone: the run holds the only write end of the pipe ``fd``
+    reads, so its end (kill -9 included) is an end of file here. The guardian also ends the
+    group when the worker itself dies. Not on platforms without ``fork``."""
+    if not hasattr(os, "fork") or not hasattr(os, "killpg"):
+        return
+    worker = os.getpid()
+    if os.fork():
+        os.close(fd)
+        return
+    try:                                     # the guardian: hold nothing of the worker's
+        null = os.open(os.devnull, os.O_RDWR)
+        for std in (0, 1, 2):
+            os.dup2(null, std)
+        os.closerange(3, fd)
+        os.closerange(fd + 1, 4096)
+        while os.getppid() == worker and not select.select([fd], [], [], 1.0)[0]:
+            pass
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -17,15 +17,17 @@ Isolation (``"isolation"`` in the spec):
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import Executor, ToolCallError
-from play2prompt.tools.executors._worker import WorkerPool, resolve_callable, tool_env
+from play2prompt.tools.executors._process import ProcessWorker, WorkerPool
+from play2prompt.tools.executors._worker import resolve_callable, tool_env
 from play2prompt.tools.executors.callable import call_with_timeout
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -51,11 +53,8 @@ class PythonExecutor(Executor):
         key = f"python-workers:{self.tool.name}"
         pool = self.ctx.resources.get(key)
         if pool is None:
-            env = self.env
-            if isinstance(env, Mapping):
-                env = {k: _ENV_REF.sub(lambda m: os.environ.get(m.group(1), ""), str(v))
-                       for k, v in env.items()}
-            pool = self.ctx.resources.setdefault(key, WorkerPool(tool_env(env), self.workers))
+            pool = self.ctx.resources.setdefault(key, WorkerPool(process_env(self.env),
+                                                                 self.workers))
         return pool
 
     def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
@@ -94,7 +93,33 @@ def check_spec(target: Any, where: str) -> str:
     return target["function"]
 
 
-def check_importable(ref: str, base_dir: Path) -> None:
-    """Resolve a python executor reference now (in this process) to give a clear load error."""
+def process_env(env: Any) -> dict[str, str]:
+    """The environment of a tool's workers from its spec's ``env`` (names, or a mapping whose
+    ``${NAME}`` references are read from this environment)."""
+    if isinstance(env, Mapping):
+        env = {k: _ENV_REF.sub(lambda m: os.environ.get(m.group(1), ""), str(v))
+               for k, v in env.items()}
+    return tool_env(env or ())
+
+
+def check_loadable(specs: Sequence[tuple[str, Any, Any, float]], base_dir: Path) -> None:
+    """Load each ``(tool name, function reference, env, timeout)`` in a worker, never in this
+    process (a tools module's top-level code runs only where its tool runs): one line naming
+    the tool for a module that cannot be imported, exits, hangs at import (past ``timeout``)
+    or lacks the function. One worker per distinct environment."""
     base = Path(base_dir).resolve()
-    resolve_callable(ref, [str(Path.cwd()), str(base), str(base.parent)])
+    paths = [str(Path.cwd()), str(base), str(base.parent)]
+    workers: dict[str, ProcessWorker] = {}
+    try:
+        for name, ref, env, timeout in specs:
+            proc_env = process_env(env)
+            key = json.dumps(proc_env, sort_keys=True)
+            worker = workers.setdefault(key, ProcessWorker(proc_env))
+            reply = worker.check(ref, paths, timeout)
+            if reply[0] != "ok":
+                why = reply[2].removeprefix(f"cannot load {ref!r}: ")
+                raise ToolsFileError(f"tool {name!r}: executor 'python': cannot load "
+                                     f"{ref!r}: {why}")
+    finally:
+        for worker in workers.values():
+            worker.close()
