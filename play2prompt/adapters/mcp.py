@@ -3,7 +3,8 @@
 :func:`load_mcp_tools` starts the server (stdio command or streamable-HTTP URL), lists its tools
 and returns them as :class:`~play2prompt.tools.model.Tool` objects whose executor calls the same
 server (``{"mcp": {...}}``): names, descriptions and input schemas (type names normalised, the
-SDK's generated ``title`` fields dropped) as the server publishes them, each marked
+SDK's generated ``title`` fields dropped) as the server publishes them, a bare command name
+written as the full path that answered (:func:`resolved_command`), each marked
 ``side_effects`` unless the server annotates it ``readOnlyHint: true`` (no annotations: not
 read-only, as the MCP specification says). Dumped with :func:`dump_with_flags` they make a
 tools.json that ``p2p optimize`` takes as is.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ def server_conf(command: str | None = None, args: Sequence[str] = (), *, url: st
     if url:
         conf: dict[str, Any] = {"url": url}
     elif command:
-        conf = {"command": command}
+        conf = {"command": resolved_command(command)}
         if args:
             conf["args"] = [str(a) for a in args]
         base = Path(base_dir or Path.cwd()).resolve()
@@ -52,6 +54,17 @@ def server_conf(command: str | None = None, args: Sequence[str] = (), *, url: st
     if start_timeout != START_TIMEOUT:
         conf["start_timeout"] = start_timeout
     return conf
+
+
+def resolved_command(command: str) -> str:
+    """A bare command name (``python``, ``uvx``) as the full path it resolves to here: the
+    program that answered the import is the one the tools file names, whatever PATH a later
+    run has (``python`` outside the virtual environment is another interpreter). A path, or a
+    name not found, is kept as given (the server's start then says why)."""
+    if os.sep in command or (os.altsep and os.altsep in command):
+        return command
+    found = shutil.which(command)
+    return str(Path(found).absolute()) if found else command
 
 
 def load_mcp_tools(command: str | None = None, args: Sequence[str] = (), *,

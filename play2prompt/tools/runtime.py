@@ -8,7 +8,10 @@ again, unless it failed transiently (timeout, crash, unreachable, 5xx: tried aga
 invocations in flight at the same time share one execution. A tool that may change things runs
 only with consent (``ExecContext.allow_side_effects``, :mod:`play2prompt.tools.effects`):
 without it every call is a ``consent`` observation, nothing is executed or logged, and
-:attr:`ToolRuntime.refused` counts the calls refused per tool.
+:attr:`ToolRuntime.refused` counts the calls refused per tool. A tool that cannot run
+(:mod:`play2prompt.tools.health`: ``fail_after`` identical crashes, timeouts or start failures
+and no execution that ran) raises :class:`~play2prompt.tools.health.ToolCannotRun` from
+:meth:`ToolRuntime.run`, then and on every later call, so its optimization stops at once.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.effects import CONSENT, needs_consent, refusal_text
 from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
+from play2prompt.tools.health import FAIL_AFTER, ToolCannotRun, ToolHealth
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
 from play2prompt.tools.validate import validation_errors
@@ -27,7 +31,10 @@ from play2prompt.tools.validate import validation_errors
 
 class ToolRuntime:
     def __init__(self, tools: Sequence[Tool], ctx: ExecContext | None = None,
-                 store: Any = None) -> None:
+                 store: Any = None, fail_after: int | None = FAIL_AFTER) -> None:
+        """``fail_after``: identical failures of the environment (and nothing run) after which
+        a tool is stopped (:class:`ToolCannotRun`); None: never (a server answering its user's
+        calls one by one)."""
         self.tools = {t.name: t for t in tools}
         self.ctx = ctx or ExecContext()
         self.store = store if store is not None else self.ctx.store
@@ -36,6 +43,9 @@ class ToolRuntime:
         self.cache_hits = 0  # served from the log or shared with an identical one in flight
         self._inflight: dict[str, asyncio.Future[Observation]] = {}
         self.refused: dict[str, int] = {}  # calls not executed for want of consent, per tool
+        self.fail_after = fail_after
+        self._health: dict[str, ToolHealth] = {}
+        self.stopped: dict[str, ToolCannotRun] = {}  # tools that cannot run, why
 
     @property
     def scrubber(self) -> Scrubber:
@@ -81,11 +91,15 @@ class ToolRuntime:
         rejected = self.check(invocation) or self.refusal(invocation)
         if rejected is not None:
             return rejected
+        if invocation.name in self.stopped:
+            raise self.stopped[invocation.name]
         key = invocation.key()
         if self.store is not None:
             cached = self.store.get_execution(key)
             if cached is not None and not is_transient(cached):
                 self.cache_hits += 1
+                self._health.setdefault(invocation.name, ToolHealth(invocation.name)).record(
+                    cached)
                 return cached
         pending = self._inflight.get(key)
         if pending is not None and pending.get_loop() is asyncio.get_running_loop():
@@ -101,13 +115,26 @@ class ToolRuntime:
             if self.store is not None:
                 self.store.put_execution(key, invocation, obs)
             future.set_result(obs)
-            return obs
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: waiters re-raise it, nobody else must
             raise
         finally:
             self._inflight.pop(key, None)
+        self._watch(invocation.name, obs)
+        return obs
+
+    def _watch(self, name: str, obs: Observation) -> None:
+        """Record a real execution; stop the tool when it cannot run."""
+        if self.fail_after is None:
+            return
+        health = self._health.setdefault(name, ToolHealth(name))
+        health.record(obs)
+        try:
+            health.check(obs, self.fail_after)
+        except ToolCannotRun as exc:
+            self.stopped[name] = exc
+            raise
 
     def run_sync(self, invocation: Invocation, timeout: float | None = None) -> Observation:
         return asyncio.run(self.run(invocation, timeout))

@@ -175,3 +175,17 @@ def test_optimize_never_calls_an_annotated_write_tool_without_consent(tmp_path):
     optimize(tools, generator=FakeLM(fill_schema=True), config=allowed,
              runs_dir=tmp_path / "runs", run_id="yes", base_dir=tmp_path)
     assert notes.read_text().strip()                         # played with
+
+
+def test_a_bare_command_is_written_as_the_full_path_that_answered(tmp_path, monkeypatch):
+    """Issue 29: "python" in the tools file is another interpreter outside the venv; the
+    import writes the program that answered it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "p2p-test-python"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    tools = load_mcp_tools("p2p-test-python", [str(SERVER)], base_dir=tmp_path,
+                           select=["add"])
+    assert tools[0].executor["mcp"]["command"] == str(wrapper)
