@@ -116,6 +116,8 @@ def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2pr
             for t in tools.values()])
 
     async def call_tool(ctx: Any, params: Any) -> Any:
+        if params.name not in tools:  # as the specification and the original servers answer
+            raise MCPError(-32602, f"Unknown tool: {params.name}")
         obs = await runtime.run(Invocation(params.name, dict(params.arguments or {})))
         return observation_result(obs, served.scrubber)
 
@@ -158,13 +160,45 @@ async def _serve_stdio(server: Any) -> None:
         await server.run(checked, write_stream, server.create_initialization_options())
 
 
+def check_tools_start(tools: Sequence[Tool], ctx: ExecContext) -> None:
+    """Before saying it is ready: every Python tool's module loads (in a worker, never here:
+    what it prints at import cannot reach the JSON-RPC stream) and every MCP server the tools
+    call starts and answers. One line naming the tool otherwise."""
+    from play2prompt.tools.executors._base import ToolCallError, executor_kind
+    from play2prompt.tools.executors.mcp import ServerSpec, connection
+    from play2prompt.tools.loading import check_tool_executors
+
+    check_tool_executors(tools, ctx.base_dir)
+    started: set[str] = set()
+    for tool in tools:
+        if executor_kind(tool.executor, tool.name) != "mcp":
+            continue
+        server = ServerSpec.from_conf(tool.executor["mcp"], ctx.base_dir,  # type: ignore[index]
+                                      f"tool {tool.name!r}: executor 'mcp'")
+        if server.key in started:
+            continue
+        conn = connection(ctx, server)
+        try:
+            conn.run(conn.session(), server.start_timeout + 5)
+        except ToolCallError as exc:
+            raise UserError(f"tool {tool.name!r}: {exc}") from None
+        started.add(server.key)
+
+
 def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
                host: str = "127.0.0.1", port: int = 8701) -> None:
-    """Serve until the client disconnects (stdio) or until interrupted (HTTP)."""
+    """Check that the tools start, then serve until the client disconnects (stdio) or until
+    interrupted (HTTP)."""
     _check_sdk()
     ctx = ExecContext(base_dir=base_dir, scrubber=served.scrubber)
-    runtime = ToolRuntime(served.runtime_tools(), ctx, store=None)
+    runtime = ToolRuntime(served.runtime_tools(), ctx, store=None, fail_after=None)
+    try:
+        check_tools_start(served.runtime_tools(), ctx)
+    except BaseException:
+        runtime.close()
+        raise
     server = build_server(served, runtime)
+    print(f"p2p mcp: {len(served.tools)} tools ready ({transport})", file=sys.stderr)
     try:
         if transport == "stdio":
             asyncio.run(_serve_stdio(server))

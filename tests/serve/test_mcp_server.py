@@ -56,7 +56,8 @@ def test_in_process_tools_resources_and_errors(run):
         ok = await client.call_tool("loan_payment", {"principal": 12000, "annual_rate": 4,
                                                      "years": 5})
         bad = await client.call_tool("loan_payment", {"principal": "a lot"})
-        unknown = await client.call_tool("nope", {})
+        with pytest.raises(Exception) as unknown:  # a JSON-RPC error, as the spec says
+            await client.call_tool("nope", {})
         uris = [str(r.uri) for r in (await client.list_resources()).resources]
         demos = await client.read_resource("p2p://demos/loan_payment")
         return listed, ok, bad, unknown, uris, demos
@@ -73,7 +74,7 @@ def test_in_process_tools_resources_and_errors(run):
     assert not ok.is_error and json.loads(ok.content[0].text) == expected
     assert ok.structured_content == expected
     assert bad.is_error and bad.content[0].text.startswith("schema:")
-    assert unknown.is_error and "no tool named 'nope'" in unknown.content[0].text
+    assert getattr(unknown.value, "code", None) == -32602 and "nope" in str(unknown.value)
     assert uris == ["p2p://demos/loan_payment"]
     records = json.loads(demos.contents[0].text)
     assert records[1]["calls"][0]["arguments"] == {"principal": 12000, "annual_rate": 4,
@@ -143,3 +144,54 @@ def test_p2p_mcp_answers_malformed_json_rpc_per_the_spec(tmp_path):
     assert [r["id"] for r in replies[:4]] == [None, 7, None, None]
     assert all(r["jsonrpc"] == "2.0" for r in replies)
     assert replies[4]["id"] == 1 and replies[4]["result"]["serverInfo"]["name"] == "play2prompt"
+
+
+def _raw_session(tmp_path, lines, tools_file=None):
+    """``p2p mcp`` fed raw lines after an initialize: its stdout replies and its stderr."""
+    import subprocess
+
+    run_dir = make_stored_run(tmp_path / "runs")
+    tools_file = tools_file or copy_tools_file(tmp_path / "project")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = [json.dumps(initialize), '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+             *lines, '{"jsonrpc": "2.0", "id": 99, "method": "ping"}']
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, cwd=tmp_path,
+        timeout=120)
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()], proc
+
+
+def test_p2p_mcp_answers_bad_ids_bad_params_and_unknown_tools_per_the_spec(tmp_path):
+    replies, _ = _raw_session(tmp_path, [
+        '{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": "x"}',
+        '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": '
+        '{"name": "nope", "arguments": {}}}'])
+    errors = [(r["id"], r.get("error", {}).get("code")) for r in replies[1:4]]
+    assert errors == [(None, -32600), (3, -32602), (4, -32602)]
+
+
+def test_p2p_mcp_checks_its_tools_start_before_it_is_ready(tmp_path):
+    project = tmp_path / "project"
+    tools_file = copy_tools_file(project)
+    doc = json.loads(tools_file.read_text())
+    doc["tools"][0]["executor"] = {"mcp": {"command": "no-such-command-p2p"}}
+    tools_file.write_text(json.dumps(doc))
+    replies, proc = _raw_session(tmp_path, [], tools_file)
+    err = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and replies == [] and "ready" not in proc.stderr
+    assert err[-1].startswith("error: tool ") and "no-such-command-p2p" in err[-1]
+
+
+def test_a_module_printing_at_import_leaves_the_json_rpc_stream_clean(tmp_path):
+    project = tmp_path / "project"
+    tools_file = copy_tools_file(project)
+    module = project / "tools.py"
+    module.write_text(module.read_text() + '\nprint("hello from the tools module")\n')
+    replies, proc = _raw_session(tmp_path, [], tools_file)
+    assert "hello" not in proc.stdout and replies[-1] == {"jsonrpc": "2.0", "id": 99,
+                                                          "result": {}}
