@@ -6,6 +6,7 @@ a beam search evaluates at most ``width + depth * width * expand`` candidates.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -97,6 +98,9 @@ def preset(name: str, **overrides: Any) -> OptimizeConfig:
     return apply_overrides(PRESETS[name], **overrides)
 
 
+_FLAGS = {"lam": "lambda (--lambda)"}
+
+
 def apply_overrides(config: OptimizeConfig, **overrides: Any) -> OptimizeConfig:
     """Apply flat overrides: ``width``/``expand``/``depth``/``search`` go to the example search,
     ``doc_width``/``doc_expand``/``doc_depth`` to the doc search; ``None`` means unchanged."""
@@ -117,6 +121,11 @@ def apply_overrides(config: OptimizeConfig, **overrides: Any) -> OptimizeConfig:
 
 
 def validate(cfg: OptimizeConfig) -> None:
+    for f in fields(cfg):
+        value = getattr(cfg, f.name)
+        if isinstance(value, float) and not math.isfinite(value) and f.name != "tool_timeout":
+            label = _FLAGS.get(f.name, f.name)
+            raise UserError(f"{label} must be a finite number, got {value}")
     for label, s in (("example", cfg.examples), ("doc", cfg.docs)):
         if s.width < 1 or s.expand < 1 or s.depth < 0:
             raise UserError(f"{label} search needs width >= 1, expand >= 1, depth >= 0")
@@ -124,6 +133,9 @@ def validate(cfg: OptimizeConfig) -> None:
             raise UserError(f"search method must be 'beam' or 'mc', got {s.method!r}")
     if not cfg.tool_timeout > 0:
         raise UserError(f"tool_timeout must be more than 0 seconds, got {cfg.tool_timeout:g}")
+    if not math.isfinite(cfg.tool_timeout):
+        raise UserError(f"tool_timeout must be a finite number of seconds, got "
+                        f"{cfg.tool_timeout:g}")
     if cfg.observation_limit < 100:
         raise UserError(f"observation_limit must be at least 100 characters, got "
                         f"{cfg.observation_limit}")

@@ -5,7 +5,12 @@ User mistakes (:class:`~play2prompt.errors.UserError`) print one line and exit w
 
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import sys
+import threading
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -13,7 +18,7 @@ from rich.markup import escape
 from play2prompt.cli import data, evaluate, optimize, runs
 from play2prompt.cli._common import console, console_err
 from play2prompt.cli._help import fill_app
-from play2prompt.errors import UserError
+from play2prompt.errors import UserError, describe_failure
 
 app = typer.Typer(
     name="p2p",
@@ -56,28 +61,76 @@ for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.
 fill_app(app)
 
 
+INTERRUPTED = "interrupted: the run is saved; continue it with --resume RUN_ID"
+
+
+def _on_interrupt(signum: int, frame: Any) -> None:
+    """Ctrl-C: end the tools' workers now (a hanging tool would hold the run until its
+    timeout), then interrupt the run as Python does."""
+    from play2prompt.tools.executors._process import interrupt_workers
+
+    threading.Thread(target=interrupt_workers, daemon=True, name="p2p interrupt").start()
+    signal.default_int_handler(signum, frame)
+
+
 def main(argv: list[str] | None = None) -> int:
+    handler = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        handler = signal.signal(signal.SIGINT, _on_interrupt)
     try:
-        app(args=argv, standalone_mode=False, prog_name="p2p")
+        return _main(argv)
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        code = app(args=argv, standalone_mode=False, prog_name="p2p")
     except UserError as exc:
         # escaped: a message may hold brackets (pip install 'play2prompt[ray]')
         console_err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
                           soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
-        console_err.print("interrupted: the run is saved; continue it with --resume RUN_ID")
+        console_err.print(INTERRUPTED, highlight=False)
         return 130
     except SystemExit as exc:
         return int(exc.code or 0)
+    except OSError as exc:  # the environment: a full disk, a file where a folder should be
+        console_err.print(f"[bold red]error:[/] {escape(os_error_line(exc))}",
+                          highlight=False, soft_wrap=True)
+        return 2
     except Exception as exc:  # noqa: BLE001 - click usage errors and the like
         if _is_click_error(exc, "ClickException"):
             console_err.print(f"[bold red]error:[/] {usage_line(exc)}", highlight=False,
                               soft_wrap=True, markup=True)
             return 2
         if _is_click_error(exc, "Abort"):
+            if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+                console_err.print(INTERRUPTED, highlight=False)
+                return 130
             return 1
-        raise
-    return 0
+        if os.environ.get("P2P_TRACEBACK"):
+            raise
+        console_err.print(f"[bold red]error:[/] {escape(describe_failure(exc))} (not "
+                          "expected: P2P_TRACEBACK=1 shows the traceback)", highlight=False,
+                          soft_wrap=True)
+        return 1
+    if code == 130:  # typer's answer to a KeyboardInterrupt
+        console_err.print(INTERRUPTED, highlight=False)
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
+
+
+def os_error_line(exc: OSError) -> str:
+    """An error of the operating system on one line: what, where, and the run's notes (which
+    run to continue)."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    where = f": {exc.filename}" if exc.filename else ""
+    fix = "; free some space (what was written is kept)" if exc.errno == errno.ENOSPC else ""
+    notes = "".join(f"; {n}" for n in getattr(exc, "__notes__", ()))
+    return " ".join(f"{what}{where}{fix}{notes}".split())
 
 
 def usage_line(exc: Exception) -> str:

@@ -125,6 +125,10 @@ def optimize_command(
             if overrides.get(key) is None:
                 overrides[key] = value
     config = preset(preset_name, **overrides)
+    if metaprompts is not None:  # a folder that is not there: one line, and no run folder
+        from play2prompt.metaprompts import MetaPrompts
+
+        MetaPrompts(metaprompts)
     loaded, base_dir, label, exec_ctx = None, None, "run", None
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,

@@ -27,6 +27,10 @@ from play2prompt.tools.model import Invocation, Observation
 DB_NAME = "run.db"
 
 
+class StoreError(UserError):
+    """A run store that cannot be opened, read or written (damage, a full disk)."""
+
+
 class RunStore:
     """A run's database. Thread-safe; pass it explicitly to whatever needs it."""
 
@@ -39,9 +43,29 @@ class RunStore:
             if read_only:
                 self._conn.execute("SELECT key FROM meta LIMIT 1").fetchall()
             else:
+                self._check_tables()
                 self.migrate()
         except sqlite3.DatabaseError as exc:
-            raise UserError(f"{self.path}: not a play2prompt run store ({exc})") from exc
+            raise StoreError(f"{self.path}: not a play2prompt run store ({exc})") from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open ({exc.strerror or exc})") from exc
+
+    def _check_tables(self) -> None:
+        """Refuse a database of something else (tables, none of them a run store's): a run
+        store is never written over another program's data."""
+        tables = sorted(r[0] for r in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if tables and "meta" not in tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{self.path}: not a play2prompt run store (its tables: {shown})")
+
+    def _failed(self, exc: sqlite3.DatabaseError) -> StoreError:
+        """One line for a store that cannot be read or written: a full disk, damage."""
+        text = str(exc)
+        if "full" in text.lower():
+            return StoreError(f"{self.path}: the disk is full ({text}): free some space; what "
+                              "was written is kept (continue a run with --resume)")
+        return StoreError(f"{self.path}: damaged, or not a play2prompt run store ({text})")
 
     def _connect(self) -> sqlite3.Connection:
         if self.read_only:
@@ -81,11 +105,33 @@ class RunStore:
     # -- low level ---------------------------------------------------------------------------
     def _exec(self, sql: str, params: tuple = ()) -> None:
         with self._lock:
-            self._conn.execute(sql, params)
+            try:
+                self._conn.execute(sql, params)
+            except sqlite3.OperationalError as exc:
+                if str(exc).startswith("no such table"):
+                    raise
+                raise self._failed(exc) from exc
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc) from exc
 
     def _query(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return list(self._conn.execute(sql, params))
+            try:
+                return list(self._conn.execute(sql, params))
+            except sqlite3.OperationalError as exc:
+                if str(exc).startswith("no such table"):
+                    raise
+                raise self._failed(exc) from exc
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc) from exc
+
+    def _json(self, text: str) -> Any:
+        """A stored JSON text; one line when damage made it unreadable."""
+        try:
+            return json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise StoreError(f"{self.path}: damaged, or not a play2prompt run store "
+                             f"(unreadable value: {exc})") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -108,10 +154,10 @@ class RunStore:
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
+        return self._json(rows[0][0]) if rows else default
 
     def all_meta(self) -> dict[str, Any]:
-        return {r[0]: json.loads(r[1]) for r in self._query("SELECT key, value FROM meta")}
+        return {r[0]: self._json(r[1]) for r in self._query("SELECT key, value FROM meta")}
 
     def run_meta(self) -> RunMeta:
         """The meta table as a typed record."""

@@ -36,6 +36,17 @@ def _read_pid(fd: int) -> int | None:
         return None
 
 
+def make_folder(folder: Path) -> None:
+    """Create ``folder`` (and its parents), or fail on one line when a file is in the way."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()),
+                       folder)
+        raise UserError(f"{blocker}: a file, not a folder (cannot create {folder}; name a "
+                        "folder, e.g. with --runs-dir)") from exc
+
+
 class RunLock:
     """The exclusive lock of one run folder; release it with :meth:`release` (or ``with``)."""
 
@@ -48,7 +59,7 @@ class RunLock:
         """Take the lock of ``run_dir`` (created if needed), or fail on one line naming the
         pid that holds it. ``wait``: seconds to retry (a probe may hold it for an instant)."""
         run_dir = Path(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
+        make_folder(run_dir)
         fd = os.open(run_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
         if fcntl is None:  # pragma: no cover
             return cls(run_dir, fd)

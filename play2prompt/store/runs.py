@@ -124,7 +124,9 @@ class RunInfo:
 
 def list_runs(runs_dir: Path | None = None) -> list[RunInfo]:
     runs_dir = Path(runs_dir or default_runs_dir())
-    out = []
+    out: list[RunInfo] = []
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise UserError(f"{runs_dir}: a file, not a folder of runs")
     if not runs_dir.is_dir():
         return out
     for db in sorted(runs_dir.glob(f"*/{DB_NAME}")):

@@ -50,7 +50,7 @@ def lint_spec(name: str, description: str, parameters: Any) -> list[LintIssue]:
     for req in required:
         if req not in props:
             add("parameters.required", f"required parameter {req!r} is not in properties")
-    for field, message in ref_problems(parameters):
+    for field, message in ref_problems(parameters) + enum_problems(parameters):
         add(field, message)
     for pname, schema in props.items():
         field = f"parameters.properties.{pname}"
@@ -79,6 +79,32 @@ def ref_problems(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
         elif isinstance(node, list):
             stack.extend((f"{field}.{i}", v) for i, v in enumerate(node))
     return sorted(out)
+
+
+def enum_problems(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for every ``enum`` of the schema that no value can satisfy (an
+    empty list) or that is not a list (a property *named* ``enum`` is no keyword)."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any, bool]] = [("parameters", parameters, False)]
+    while stack:
+        field, node, names = stack.pop()
+        if isinstance(node, Mapping):
+            enum = None if names else node.get("enum")
+            if isinstance(enum, list) and not enum:
+                out.append((f"{field}.enum", "empty: no value can satisfy it (leave 'enum' "
+                                             "out, or list the accepted values)"))
+            elif enum is not None and not isinstance(enum, list):
+                out.append((f"{field}.enum", "must be a list of the accepted values"))
+            stack.extend((f"{field}.{k}", v, not names and k in _NAME_MAPS)
+                         for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((f"{field}.{i}", v, False) for i, v in enumerate(node))
+    return sorted(out)
+
+
+# Keywords whose value maps names to schemas (a key there is a name, not a keyword).
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                        "dependentSchemas"})
 
 
 def _resolves(root: Mapping[str, Any], ref: Any) -> bool:

@@ -16,6 +16,7 @@ from tests.emit.stored import make_stored_run
 
 CORPUS = Path(__file__).parent / "bad_input"
 CASES = json.loads((CORPUS / "cases.json").read_text())
+HELPERS = ("cases.json", "README.md")   # and *.py: modules the cases' tools files name
 
 
 def _case_id(case: dict) -> str:
@@ -28,6 +29,8 @@ def _prepare(case: str | None, tmp: Path) -> dict[str, str]:
     runs.mkdir()
     shutil.copy(EXAMPLES / "tools.py", tmp / "tools.py")
     shutil.copy(EXAMPLES / "tools.json", tmp / "tools.json")
+    for module in CORPUS.glob("*.py"):
+        shutil.copy(module, tmp / module.name)
     values = {"runs": str(runs), "tools": str(tmp / "tools.json"), "examples": str(EXAMPLES),
               "examples_run": str(make_stored_run(tmp / "finished"))}
     if case is None:
@@ -39,6 +42,10 @@ def _prepare(case: str | None, tmp: Path) -> dict[str, str]:
         padding = " " * (spec["bytes"] - len('{"tools": []}'))
         target.write_text('{"tools": []' + padding + "}")
         values["file"] = str(target)
+    elif case.endswith(".gen.rundb"):
+        run_dir = runs / case.split(".")[0]
+        _damaged_store(run_dir / DB_NAME)
+        values.update(run=str(run_dir), id=run_dir.name)
     elif case.endswith((".sql", ".rundb", ".result.json")):
         name = case.split(".")[0]
         run_dir = runs / name
@@ -61,9 +68,27 @@ def _prepare(case: str | None, tmp: Path) -> dict[str, str]:
     return values
 
 
+def _damaged_store(path: Path) -> None:
+    """A run store that looks finished, its meta table's page overwritten (a bit-flipped
+    disk): opening works, reading the run does not."""
+    store = RunStore(path)
+    store.set_meta("run_id", path.parent.name)
+    store.set_meta("status", "done")
+    store.set_meta("config", {"seed": 0})
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page = store._conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'meta'"
+                               ).fetchone()[0]
+    size = store._conn.execute("PRAGMA page_size").fetchone()[0]
+    store.close()
+    data = bytearray(path.read_bytes())
+    start = (page - 1) * size
+    data[start:start + size] = b"\xff" * size
+    path.write_bytes(bytes(data))
+
+
 def test_every_case_has_its_file_and_every_file_a_case():
     named = {c["case"] for c in CASES if c["case"]}
-    files = {p.name for p in CORPUS.iterdir() if p.name not in ("cases.json", "README.md")}
+    files = {p.name for p in CORPUS.iterdir() if p.name not in HELPERS and p.suffix != ".py"}
     assert named == files
 
 
