@@ -1,9 +1,11 @@
-"""Tool outputs stored once: large outputs live in the ``blobs`` table, addressed by content.
+"""Tool outputs and error texts stored once: large ones live in the ``blobs`` table, addressed
+by content.
 
 An execution and the search candidates that saw it (play attempts, examples) each carry the
-observation; an output bigger than :data:`BLOB_MIN` characters is written once to ``blobs`` and
-referenced as ``{"$blob": KEY}`` from everywhere else. Reading resolves the references, so
-callers see whole observations.
+observation; an output or an error text bigger than :data:`BLOB_MIN` characters is written once
+to ``blobs`` under the SHA-256 of its JSON text and referenced as ``{"$blob": KEY}`` from
+everywhere else, so a store grows with the distinct texts, not with how often a tool repeats
+one. Reading resolves the references, so callers see whole observations.
 """
 
 from __future__ import annotations
@@ -29,16 +31,24 @@ def pack(value: Any, put: Callable[[str, str], None]) -> Any:
     json_text)`` stores the output."""
     if isinstance(value, Mapping):
         out = {k: pack(v, put) for k, v in value.items()}
-        if _is_observation(value) and value.get("output") is not None:
-            text = json.dumps(value["output"], ensure_ascii=False, default=str)
-            if len(text) > BLOB_MIN:
-                key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-                put(key, text)
-                out["output"] = {REF: key}
+        if _is_observation(value):
+            for field in ("output", "error"):
+                if value.get(field) is not None:
+                    out[field] = _stored(value[field], put)
         return out
     if isinstance(value, (list, tuple)):
         return [pack(v, put) for v in value]
     return value
+
+
+def _stored(value: Any, put: Callable[[str, str], None]) -> Any:
+    """``value`` as it is when small, else a reference to its JSON text, stored once."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= BLOB_MIN:
+        return value
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    put(key, text)
+    return {REF: key}
 
 
 def unpack(value: Any, get: Callable[[str], str | None]) -> Any:
