@@ -7,6 +7,12 @@ only its required ones, and with each optional one alone. What a probe shows is 
 :class:`FactBook` like any other execution; a probe that finds results where its call found
 nothing is a fact of its own.
 
+A call can be wrong in two arguments (a time "4:12 PM" where the tool takes "16:12", a city
+"Tokyo" where it takes "Asia/Tokyo"): no probe of one argument works, but one changes the
+error (the time is accepted; now the zone is refused). While no call has worked, each probe
+that changed the error is also tried together with the probes of the other arguments
+(:func:`combined`), the ones the new error points at first.
+
 A probe that works where the call it varies failed (or found nothing) is a *repaired call*: a
 valid call found by code. :class:`Prober` keeps them for the plays that found no valid call, so
 a generator too small to act on the tool's error ("height 1.75 looks like metres") still gets
@@ -98,6 +104,35 @@ def without_optional(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]
     return out
 
 
+MAX_COMBINED = 16   # calls that join two probes' changes, per probing
+
+
+def combined(start: Invocation, start_obs: Observation,
+             probed: Sequence[tuple[str, Invocation, Observation]]
+             ) -> list[tuple[str, Invocation]]:
+    """Calls that join two probes' changes of different arguments, for a call that failed:
+    each probe whose error differs from the start's (it removed that error) with each probe
+    of another argument, those whose argument or value the new error names first; never the
+    probe's unknown word. ``(the second probe's argument, the call)``."""
+    def changed(obs: Observation) -> bool:
+        return not obs.ok and obs.error != start_obs.error
+
+    fixes = [(p, inv, obs) for p, inv, obs in probed
+             if p and changed(obs) and PROBE_WORD not in inv.arguments.values()]
+    out: dict[str, tuple[int, str, Invocation]] = {}
+    for p1, inv1, obs1 in fixes:
+        said = (obs1.error or "").lower()
+        for p2, inv2, _ in probed:
+            if not p2 or p2 == p1 or PROBE_WORD in inv2.arguments.values() \
+                    or p2 not in inv2.arguments:
+                continue
+            call = Invocation(start.name, {**inv1.arguments, p2: inv2.arguments[p2]})
+            named = p2.lower() in said or str(start.arguments.get(p2, "\0")).lower() in said
+            out.setdefault(call.key(), (0 if named else 1, p2, call))
+    ranked = sorted(out.values(), key=lambda item: item[0])
+    return [(p, call) for _, p, call in ranked[:MAX_COMBINED]]
+
+
 def found_with(param: str, start: Invocation, probe: Invocation, obs: Observation) -> Fact:
     """What a probe shows when the call it varies found nothing and the probe found results
     (a price in cents searched with dollars finds nothing; a hundred times it finds some)."""
@@ -150,6 +185,19 @@ class Prober:
         calls = probes(self.tool, start) + (without_optional(self.tool, start) if empty else [])
         calls = list({inv.key(): (p, inv) for p, inv in calls if inv.key() != start.key()}
                      .values())
+        done = len(self.probed)
+        await self._try(calls, start, bool(valid), empty)
+        if not valid and not first.observation.ok and not self.repaired:
+            tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
+            start_obs = seen(first.observation, self.engine.scrubber)
+            pairs = [(p, inv) for p, inv in combined(start, start_obs, self.probed[done:])
+                     if inv.key() not in tried]
+            await self._try(pairs, start, False, False)
+        self._record(start, bool(valid))
+
+    async def _try(self, calls: Sequence[tuple[str, Invocation]], start: Invocation,
+                   valid: bool, empty: bool) -> None:
+        """Execute probes and read what they show."""
         observations = await asyncio.gather(*(self.engine.runtime.run(inv) for _, inv in calls))
         for (param, inv), raw in zip(calls, observations):
             obs = seen(raw, self.engine.scrubber)
@@ -163,7 +211,6 @@ class Prober:
             if repaired:
                 self.repaired.append(Repaired(inv, obs, param))
             self.probed.append((param, inv, obs))
-        self._record(start, bool(valid))
 
     def take(self, exclude: Collection[str]) -> Repaired | None:
         """The next repaired call not in ``exclude`` (call keys) and not taken before."""
@@ -184,5 +231,5 @@ class Prober:
                 "repaired": [r.invocation.to_dict() for r in self.repaired]})
 
 
-__all__ = ["Prober", "Repaired", "datetime_parts", "doc_examples",
+__all__ = ["Prober", "Repaired", "combined", "datetime_parts", "doc_examples",
            "found_with", "probes", "without_optional"]

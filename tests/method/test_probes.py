@@ -91,3 +91,33 @@ def test_a_play_that_found_nothing_takes_a_repaired_call(tools, make_engine):
     assert play.ok and play.invocation.arguments == {"weight": 85, "height": 175}
     assert "found by probing (changing height)" in play.attempts[-1].analysis
     assert [ex.invocation.arguments for ex in found] == [{"weight": 85, "height": 175}]
+
+
+def _convert_time(time: str, target: str) -> dict:
+    import re
+
+    if not re.fullmatch(r"\d{2}:\d{2}", time):
+        raise ValueError(f"time must look like HH:MM, got {time!r}")
+    if "/" not in target:
+        raise ValueError(f"unknown timezone {target!r}: give an IANA name")
+    return {"time": time, "timezone": target}
+
+
+def test_two_fixes_that_each_removed_an_error_are_tried_together(make_engine, exec_ctx):
+    """Issue 29: a call wrong in two arguments; no single change works, one changes the error
+    (the time is taken, the zone refused); together they do."""
+    from play2prompt.tools.model import Tool
+
+    exec_ctx.callables["convert_time"] = _convert_time
+    tool = Tool("convert_time", "Converts a time to another timezone.", {
+        "type": "object", "required": ["time", "target"], "properties": {
+            "time": {"type": "string", "description": "the time"},
+            "target": {"type": "string", "description": "timezone, e.g. Asia/Tokyo"}}},
+        {"callable": "convert_time"}, side_effects=False)
+    start = {"time": "2023-04-01T16:12:00", "target": "Tokyo"}
+    prober = _probe_from(make_engine([tool], FakeLM()), tool, start)
+    calls = [r.invocation.arguments for r in prober.repaired]
+    assert calls == [{"time": "16:12", "target": "Asia/Tokyo"}]
+    single = [o for _, inv, o in prober.probed
+              if sum(inv.arguments[k] != start[k] for k in start) == 1]
+    assert single and not any(o.ok for o in single)   # no change of one argument works
