@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +154,25 @@ def test_the_readme_library_snippet_runs_once_without_a_main_guard(tmp_path):
     crashed = [n for n, t in result["tools"].items() if "tool process died" in json.dumps(t)]
     assert sum(valid.values()) > 0 and not crashed, valid
     assert done.stdout.count("\n") == 1 + len(valid)          # one line per tool, once
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_what_a_tool_started_ends_with_the_run(tmp_path):
+    """Issue 29: a worker runs in a process group of its own and is closed with it, so a
+    tool's children do not outlive a normal end of the run."""
+    (tmp_path / "forks.py").write_text(
+        "import subprocess, sys\n"
+        "def spawn():\n"
+        "    return subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])"
+        ".pid\n")
+    ctx = ExecContext(base_dir=tmp_path, default_timeout=10.0)
+    ex = make_executor(Tool("spawn", "", {"type": "object", "properties": {}},
+                            {"python": "forks.py:spawn"}), ctx)
+    child = ex.execute({}).output
+    assert isinstance(child, int) and os.getpgid(child) != os.getpgid(0)
+    ctx.close()
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{child}").exists() and \
+            Path(f"/proc/{child}/stat").read_text().split()[2] != "Z":
+        assert time.monotonic() < deadline, "the tool's child outlived the run"
+        time.sleep(0.05)
