@@ -93,7 +93,13 @@ class FakeLM(LM):
 
 def from_spec(rest: str, **options: Any) -> LM:
     """``fake`` or ``fake:LATENCY``: a schema-filling fake (benchmarks, smoke tests)."""
-    latency = float(rest) if rest else 0.0
+    try:
+        latency = float(rest) if rest else 0.0
+    except ValueError:
+        raise LMError(f"fake:{rest}: the fake model takes a latency in seconds (fake:0.2), "
+                      f"not {rest!r}") from None
+    if not 0.0 <= latency < float("inf"):
+        raise LMError(f"fake:{rest}: the latency must be a finite number of seconds >= 0")
     return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)
 
 
