@@ -104,17 +104,11 @@ class RunStore:
 
     # -- low level ---------------------------------------------------------------------------
     def _exec(self, sql: str, params: tuple = ()) -> None:
-        with self._lock:
-            try:
-                self._conn.execute(sql, params)
-            except sqlite3.OperationalError as exc:
-                if str(exc).startswith("no such table"):
-                    raise
-                raise self._failed(exc) from exc
-            except sqlite3.DatabaseError as exc:
-                raise self._failed(exc) from exc
+        self._query(sql, params)
 
     def _query(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        """Run ``sql`` under the lock; damage to the database is one line (a missing table is
+        passed on as it is: the migrations' concern)."""
         with self._lock:
             try:
                 return list(self._conn.execute(sql, params))
