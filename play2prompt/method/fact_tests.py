@@ -20,9 +20,12 @@ on, so a fact's worth is measured by the examples that test it.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed
@@ -43,6 +46,8 @@ from play2prompt.tools.model import Invocation, Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,26 @@ def says_as_given(value: Any, query: str) -> bool:
     forms = {value.strip(), value.strip().replace("_", " ")} - {""}
     return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
                for f in forms)
+
+
+@cache
+def _number_words() -> re.Pattern[str]:
+    text = resources.files("play2prompt.method").joinpath("data/request_words.json").read_text(
+        encoding="utf-8")
+    items = json.loads(text)["number_words"]
+    return re.compile(r"(?<![\w])(?:" + "|".join(items) + r")(?![\w])", re.I)
+
+
+def says_a_number(value: Any, query: str, others: Invocation) -> bool:
+    """A tested number is said somehow: the request has a number (digits or words) that is not
+    one of the other values of the call. Without it the request leaves the value out, and a
+    re-reading that guesses a usual value would pass it. Other values are not checked."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    if _number_words().search(query):
+        return True
+    taken = [v for v in others.arguments.values() if isinstance(v, (int, float))]
+    return any(not any(value_in_text(v, n) for v in taken) for n in _DIGITS.findall(query))
 
 
 def _without(inv: Invocation, param: str) -> Invocation:
@@ -126,6 +151,8 @@ class FactTestWriter:
             if says_as_given(value, query):
                 problems.append(f"it writes {value} the way the tool takes it; say it the way "
                                 f"people usually say it")
+            elif not says_a_number(value, query, others):
+                problems.append(f"it leaves out {label}; say it in another form")
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue

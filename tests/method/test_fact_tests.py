@@ -132,3 +132,13 @@ def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi,
     assert asyncio.run(run()) == []
     drafts = [r for r in gen.requests if M3F in str(r.messages)]
     assert len(drafts) == 3 and "the way the tool takes it" in str(drafts[-1].messages)
+
+
+def test_a_tested_number_must_be_said_somehow():
+    from play2prompt.method.fact_tests import says_a_number
+
+    others = Invocation("loan_payment", {"principal": 200000, "years": 30})
+    assert not says_a_number(4, "My loan of 200,000 over 30 years: what is the rate?", others)
+    assert says_a_number(4, "200,000 over 30 years at four percent", others)
+    assert says_a_number(4, "200,000 over 30 years at 0.04", others)
+    assert says_a_number("EUR", "anything at all", others)          # only numbers are checked
