@@ -22,7 +22,8 @@ def optimize_command(
     generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
     task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
     doc_generator: Optional[str] = typer.Option(None, help="Doc generator spec (G_D)"),
-    tools: Optional[list[str]] = typer.Option(None, "--tools", help="Only these tools"),
+    tools: Optional[list[str]] = typer.Option(None, "--tools", metavar="NAME,...",
+                                              help="Only these tools (a comma list)"),
     width: Optional[int] = typer.Option(None, help="W: examples kept per iteration"),
     expand: Optional[int] = typer.Option(None, help="L: children per kept example"),
     depth: Optional[int] = typer.Option(None, help="T: expansion rounds"),
@@ -150,6 +151,8 @@ def optimize_command(
 
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):
+    if select:   # --tools a,b as well as --tools a --tools b
+        select = [n.strip() for item in select for n in item.split(",") if n.strip()]
     if benchmark:
         from play2prompt.benchmarks import load_benchmark
 

@@ -46,3 +46,13 @@ def test_resume_through_the_cli_rebuilds_models_and_makes_no_call(tmp_path, caps
     capsys.readouterr()
     assert main(["optimize", "--resume", "r2", *args]) == 0
     assert "LLM calls 0 " in capsys.readouterr().out
+
+
+def test_tools_takes_a_comma_list(tmp_path, capsys):
+    import json
+
+    assert main(["optimize", str(EXAMPLES / "tools.json"), "--tools",
+                 "loan_payment,body_mass_index", "--generator", "fake", "--preset", "quick",
+                 "--run-id", "two", "--runs-dir", str(tmp_path), "-q", "--no-docs"]) == 0
+    result = json.loads((tmp_path / "two" / "result.json").read_text())
+    assert sorted(result["tools"]) == ["body_mass_index", "loan_payment"]
