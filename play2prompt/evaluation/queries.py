@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +121,8 @@ def only_tools(tools: Sequence[Tool], queries: QueryFile, names: Sequence[str]
     unknown = sorted(wanted - {t.name for t in tools})
     if unknown:
         raise UserError(f"--tools: no tool named {', '.join(unknown)} in the tools file")
-    kept = [item for item in queries.items if all(c.name in wanted for c in item.calls)]
+    kept = [replace(item, tools=tuple(n for n in item.tools if n in wanted))
+            for item in queries.items if all(c.name in wanted for c in item.calls)]
     return [t for t in tools if t.name in wanted], QueryFile(kept, queries.bad)
 
 

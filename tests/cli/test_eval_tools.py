@@ -212,5 +212,6 @@ def test_only_tools_keeps_their_queries(example_tools):
     assert kept.items and all(c.name in {"convert_units", "body_mass_index"}
                               for item in kept.items for c in item.calls)
     assert len(kept.items) < len(loaded.items)
+    assert all(set(item.tools) <= {"convert_units", "body_mass_index"} for item in kept.items)
     with pytest.raises(UserError, match="no tool named nope"):
         only_tools(example_tools, loaded, ["nope"])
