@@ -14,7 +14,9 @@ the tool's entry) wins; otherwise the executor tells:
 
 Play, probes, re-reading, evaluation and ``p2p verify`` execute a tool that may change things
 only with the user's consent (``--allow-side-effects NAME,...`` or ``all``) or in a sandbox
-(``"sandbox": "rollback"`` in a sqlite executor spec: every execution is rolled back).
+(``"sandbox": "rollback"`` in a sqlite executor spec: every execution is rolled back;
+``"sandbox": {"copy": "repo/"}`` in any executor spec: the tool works on the run's copy of that
+folder, :mod:`play2prompt.tools.sandbox`).
 :class:`~play2prompt.tools.runtime.ToolRuntime` refuses the others with a ``consent``
 observation; nothing is executed.
 """
@@ -122,20 +124,30 @@ def reason(tool: Any) -> str:
 
 
 def sandbox(tool: Any) -> str | None:
-    """The sandbox its executions run in (``rollback``), or None."""
+    """The sandbox its executions run in (``rollback``, ``copy of repo/``), or None."""
     value = (tool.executor or {}).get("sandbox")
+    if isinstance(value, Mapping):
+        return f"copy of {value.get('copy')}"
     return str(value) if value is not None else None
 
 
-def check_sandbox(executor: Mapping[str, Any] | None, kind: str, where: str) -> None:
-    """One line for a sandbox that does not exist or does not fit the executor."""
+def check_sandbox(executor: Mapping[str, Any] | None, kind: str, where: str,
+                  base_dir: Any = None) -> None:
+    """One line for a sandbox that does not exist or does not fit the executor (a folder to
+    copy must be there, relative to ``base_dir`` when given)."""
     value = (executor or {}).get("sandbox")
     if value is None:
+        return
+    if isinstance(value, Mapping):
+        from play2prompt.tools.sandbox import check_copy
+
+        check_copy(value, base_dir, where)
         return
     kinds = SANDBOXES.get(value) if isinstance(value, str) else None
     if kinds is None:
         raise ToolsFileError(f"{where}: executor 'sandbox' must be one of "
-                             f"{', '.join(repr(s) for s in SANDBOXES)}, got {value!r}")
+                             f"{', '.join(repr(s) for s in SANDBOXES)} or "
+                             f"{{\"copy\": \"folder/\"}}, got {value!r}")
     if kind not in kinds:
         raise ToolsFileError(f"{where}: sandbox {value!r} works for {', '.join(kinds)} "
                              f"executors, not {kind!r}")

@@ -195,7 +195,7 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
                 not timeout > 0 or not math.isfinite(timeout):
             raise ToolsFileError(f"tool {tool.name!r}: executor 'timeout' must be a finite "
                                  f"number of seconds > 0, got {timeout!r}")
-        check_sandbox(tool.executor, kind, f"tool {tool.name!r}")
+        check_sandbox(tool.executor, kind, f"tool {tool.name!r}", base_dir)
         if find_executor(kind) is None:
             known = available_executors()
             raise ToolsFileError(
