@@ -3,8 +3,9 @@
 :func:`load_mcp_tools` starts the server (stdio command or streamable-HTTP URL), lists its tools
 and returns them as :class:`~play2prompt.tools.model.Tool` objects whose executor calls the same
 server (``{"mcp": {...}}``): names, descriptions and input schemas (type names normalised, the
-SDK's generated ``title`` fields dropped) as the server publishes them, a bare command name
-written as the full path that answered (:func:`resolved_command`), each marked
+SDK's generated ``title`` fields dropped) as the server publishes them, its ``title``,
+annotations and ``outputSchema`` kept in ``meta["mcp"]`` (``p2p mcp`` serves them again), a
+bare command name written as the full path that answered (:func:`resolved_command`), each marked
 ``side_effects`` unless the server annotates it ``readOnlyHint: true`` (no annotations: not
 read-only, as the MCP specification says). Dumped with :func:`dump_with_flags` they make a
 tools.json that ``p2p optimize`` takes as is.
@@ -125,6 +126,10 @@ def mcp_tool(listed: Any, conf: Mapping[str, Any], prefix: str = "") -> Tool:
     if annotations is not None:
         notes = annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
         meta["mcp"]["annotations"] = notes
+    if getattr(listed, "title", None):          # what p2p mcp gives its clients again
+        meta["mcp"]["title"] = str(listed.title)
+    if getattr(listed, "output_schema", None):
+        meta["mcp"]["outputSchema"] = dict(listed.output_schema)
     parameters = normalize_schema(drop_generated_titles(dict(listed.input_schema or {})))
     parameters.setdefault("properties", {})
     return Tool(name=name, description=(listed.description or "").strip(),

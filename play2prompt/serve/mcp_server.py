@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,9 +81,12 @@ def _bare_result(tool: Tool) -> Any:
     return ToolResult(tool.name, tool, tool.doc)
 
 
-def observation_result(obs: Observation, scrubber: Scrubber | None = None) -> Any:
+def observation_result(obs: Observation, scrubber: Scrubber | None = None,
+                       output_schema: Mapping[str, Any] | None = None) -> Any:
     """An MCP ``CallToolResult`` for a tool's observation (errors flagged ``is_error``), its
-    texts through ``scrubber``."""
+    texts through ``scrubber``. With the original server's ``output_schema``, the structured
+    content that schema describes (a value the SDK wrapped as ``{"result": ...}`` wrapped
+    again), as that server gave it."""
     import mcp_types as types
 
     scrubber = scrubber or Scrubber()
@@ -94,8 +97,36 @@ def observation_result(obs: Observation, scrubber: Scrubber | None = None) -> An
     output = scrubber.value(obs.output)
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
     structured = output if isinstance(output, dict) else None
+    if output_schema is not None and _wraps_result(output_schema) and \
+            not (isinstance(output, dict) and set(output) == {"result"}):
+        structured = {"result": output}
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=structured, is_error=False)
+
+
+def _wraps_result(schema: Mapping[str, Any]) -> bool:
+    """Whether an output schema is the SDK's wrapper of a value that is not an object."""
+    props = schema.get("properties")
+    return isinstance(props, Mapping) and set(props) == {"result"}
+
+
+def original_listing(tool: Tool, scrubber: Scrubber) -> dict[str, Any]:
+    """What the tool's original MCP server listed besides its doc (``title``,
+    ``annotations``, ``outputSchema``; recorded by ``p2p tools from-mcp`` in
+    ``meta["mcp"]``), as ``mcp_types.Tool`` fields."""
+    import mcp_types as types
+
+    meta = tool.meta.get("mcp") if isinstance(tool.meta, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return {}
+    fields: dict[str, Any] = {}
+    if isinstance(meta.get("title"), str):
+        fields["title"] = scrubber.text(meta["title"])
+    if isinstance(meta.get("annotations"), Mapping):
+        fields["annotations"] = types.ToolAnnotations.model_validate(dict(meta["annotations"]))
+    if isinstance(meta.get("outputSchema"), Mapping):
+        fields["output_schema"] = dict(meta["outputSchema"])
+    return fields
 
 
 def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2prompt") -> Any:
@@ -112,14 +143,16 @@ def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2pr
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, description=served.description(t),
-                       input_schema=served.scrubber.value(dict(t.tool.parameters)))
+                       input_schema=served.scrubber.value(dict(t.tool.parameters)),
+                       **original_listing(t.tool, served.scrubber))
             for t in tools.values()])
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         if params.name not in tools:  # as the specification and the original servers answer
             raise MCPError(-32602, f"Unknown tool: {params.name}")
         obs = await runtime.run(Invocation(params.name, dict(params.arguments or {})))
-        return observation_result(obs, served.scrubber)
+        schema = original_listing(tools[params.name].tool, served.scrubber).get("output_schema")
+        return observation_result(obs, served.scrubber, schema)
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[
@@ -191,7 +224,8 @@ def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
     interrupted (HTTP)."""
     _check_sdk()
     ctx = ExecContext(base_dir=base_dir, scrubber=served.scrubber)
-    runtime = ToolRuntime(served.runtime_tools(), ctx, store=None, fail_after=None)
+    runtime = ToolRuntime(served.runtime_tools(), ctx, store=None, fail_after=None,
+                          lenient=True)
     try:
         check_tools_start(served.runtime_tools(), ctx)
     except BaseException:

@@ -26,15 +26,18 @@ from play2prompt.tools.executors._base import ExecContext, Executor, make_execut
 from play2prompt.tools.health import FAIL_AFTER, ToolCannotRun, ToolHealth
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
-from play2prompt.tools.validate import validation_errors
+from play2prompt.tools.validate import lax_arguments, validation_errors
 
 
 class ToolRuntime:
     def __init__(self, tools: Sequence[Tool], ctx: ExecContext | None = None,
-                 store: Any = None, fail_after: int | None = FAIL_AFTER) -> None:
+                 store: Any = None, fail_after: int | None = FAIL_AFTER,
+                 lenient: bool = False) -> None:
         """``fail_after``: identical failures of the environment (and nothing run) after which
         a tool is stopped (:class:`ToolCannotRun`); None: never (a server answering its user's
-        calls one by one)."""
+        calls one by one). ``lenient``: arguments checked no more strictly than the tool's own
+        server would (a proxy): an MCP tool's go to its server as given, others are coerced as
+        pydantic's lax mode does (:func:`~play2prompt.tools.validate.lax_arguments`) first."""
         self.tools = {t.name: t for t in tools}
         self.ctx = ctx or ExecContext()
         self.store = store if store is not None else self.ctx.store
@@ -46,6 +49,7 @@ class ToolRuntime:
         self.fail_after = fail_after
         self._health: dict[str, ToolHealth] = {}
         self.stopped: dict[str, ToolCannotRun] = {}  # tools that cannot run, why
+        self.lenient = lenient
 
     @property
     def scrubber(self) -> Scrubber:
@@ -68,10 +72,20 @@ class ToolRuntime:
         tool = self.tools.get(invocation.name)
         if tool is None:
             return Observation.failure("unknown_tool", f"no tool named {invocation.name!r}")
+        if self.lenient and "mcp" in (tool.executor or {}):
+            return None   # its server validates (and coerces) the arguments itself
         errors = validation_errors(tool.parameters, invocation.arguments)
         if errors:
             return Observation.failure("schema", "; ".join(errors[:5]))
         return None
+
+    def lax(self, invocation: Invocation) -> Invocation:
+        """``invocation`` with its texts coerced where a lax server would (not for MCP tools:
+        their server does it)."""
+        tool = self.tools.get(invocation.name)
+        if tool is None or "mcp" in (tool.executor or {}):
+            return invocation
+        return Invocation(invocation.name, lax_arguments(tool.parameters, invocation.arguments))
 
     def needs_consent(self, name: str) -> str | None:
         """Why tool ``name`` is not executed here (it may change things and the user did not
@@ -88,6 +102,8 @@ class ToolRuntime:
         return Observation.failure(CONSENT, refusal_text(invocation.name, why))
 
     async def run(self, invocation: Invocation, timeout: float | None = None) -> Observation:
+        if self.lenient:
+            invocation = self.lax(invocation)
         rejected = self.check(invocation) or self.refusal(invocation)
         if rejected is not None:
             return rejected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,3 +40,43 @@ def _minimal_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     if props and schema.get("additionalProperties") is False:
         errors += [f"unknown argument {k!r}" for k in arguments if k not in props]
     return errors
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_TRUE = frozenset({"true", "1", "yes", "on", "t", "y"})
+_FALSE = frozenset({"false", "0", "no", "off", "f", "n"})
+
+
+def lax_arguments(parameters: Mapping[str, Any], arguments: Any) -> Any:
+    """``arguments`` with top-level texts coerced as pydantic's lax mode (what the MCP SDK's
+    servers do) takes them: ``"2"`` for an ``integer``, ``"2.5"`` for a ``number``,
+    ``"true"``/``"false"`` (``yes``/``no``, ``1``/``0``) for a ``boolean``; anything else, and
+    every parameter that also takes a string, as given (the schema check then judges)."""
+    if not isinstance(arguments, Mapping):
+        return arguments
+    props = parameters.get("properties") or {}
+    out = dict(arguments)
+    for name, value in arguments.items():
+        schema = props.get(name) if isinstance(props, Mapping) else None
+        if isinstance(schema, Mapping) and isinstance(value, str):
+            out[name] = _lax(schema.get("type"), value)
+    return out
+
+
+def _lax(kind: Any, text: str) -> Any:
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    stripped = text.strip()
+    if "string" in kinds or not stripped:
+        return text
+    if kinds & {"integer", "number"} and _INTEGER.fullmatch(stripped):
+        return int(stripped)
+    if "number" in kinds:
+        try:
+            number = float(stripped)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    if "boolean" in kinds and stripped.lower() in _TRUE | _FALSE:
+        return stripped.lower() in _TRUE
+    return text
