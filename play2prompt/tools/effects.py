@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError, UserError
@@ -139,8 +140,6 @@ def check_sandbox(executor: Mapping[str, Any] | None, kind: str, where: str,
     if value is None:
         return
     if isinstance(value, Mapping):
-        from play2prompt.tools.sandbox import check_copy
-
         check_copy(value, base_dir, where)
         return
     kinds = SANDBOXES.get(value) if isinstance(value, str) else None
@@ -200,3 +199,20 @@ def check_allow(tools: Iterable[Any], allow: Iterable[str]) -> None:
     if unknown:
         raise UserError(f"--allow-side-effects names no tool of this run: {', '.join(unknown)} "
                         f"(tools: {', '.join(sorted(known))}; or 'all')")
+
+
+COPY = "copy"           # the key of a folder sandbox: {"copy": "folder/"}
+
+
+def check_copy(value: Any, base_dir: Path | None, where: str) -> None:
+    """One line for a malformed copy sandbox or a folder that is not there."""
+    if not isinstance(value, Mapping) or set(value) != {COPY} or \
+            not isinstance(value[COPY], str) or not value[COPY].strip():
+        raise ToolsFileError(f"{where}: executor 'sandbox' must be \"rollback\" or "
+                             f"{{\"copy\": \"folder/\"}}, got {value!r}")
+    if base_dir is None:
+        return
+    folder = Path(base_dir) / value[COPY]
+    if not folder.is_dir():
+        raise ToolsFileError(f"{where}: sandbox copy {value[COPY]!r}: no such folder "
+                             f"({folder})")

@@ -22,10 +22,11 @@ from typing import Any
 
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.effects import CONSENT, needs_consent, refusal_text
-from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
+from play2prompt.tools.executors._base import ExecContext, Executor
 from play2prompt.tools.health import FAIL_AFTER, ToolCannotRun, ToolHealth
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
+from play2prompt.tools.sandbox import executor_for
 from play2prompt.tools.validate import lax_arguments, validation_errors
 
 
@@ -64,7 +65,7 @@ class ToolRuntime:
 
     def executor(self, name: str) -> Executor:
         if name not in self._executors:
-            self._executors[name] = make_executor(self.tools[name], self.ctx)
+            self._executors[name] = executor_for(self.tools[name], self.ctx)
         return self._executors[name]
 
     def check(self, invocation: Invocation) -> Observation | None:

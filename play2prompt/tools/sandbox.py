@@ -30,11 +30,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from play2prompt.errors import ToolsFileError
-from play2prompt.tools.executors._base import ExecContext, Executor
+from play2prompt.tools.effects import COPY
+from play2prompt.tools.executors._base import ExecContext, Executor, make_executor
 from play2prompt.tools.model import Observation, Tool
 
-COPY = "copy"
 _PATH_CHAR = r"[\w.~-]"
 
 
@@ -44,20 +43,6 @@ def copy_target(executor: Mapping[str, Any] | None) -> str | None:
     if isinstance(value, Mapping) and isinstance(value.get(COPY), str):
         return str(value[COPY])
     return None
-
-
-def check_copy(value: Any, base_dir: Path | None, where: str) -> None:
-    """One line for a malformed copy sandbox or a folder that is not there."""
-    if not isinstance(value, Mapping) or set(value) != {COPY} or \
-            not isinstance(value[COPY], str) or not value[COPY].strip():
-        raise ToolsFileError(f"{where}: executor 'sandbox' must be \"rollback\" or "
-                             f"{{\"copy\": \"folder/\"}}, got {value!r}")
-    if base_dir is None:
-        return
-    folder = Path(base_dir) / value[COPY]
-    if not folder.is_dir():
-        raise ToolsFileError(f"{where}: sandbox copy {value[COPY]!r}: no such folder "
-                             f"({folder})")
 
 
 class FolderCopy:
@@ -183,3 +168,12 @@ class CopySandbox(Executor):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def executor_for(tool: Tool, ctx: ExecContext) -> Executor:
+    """The executor of ``tool``; where consent is asked (``ctx.allow_side_effects`` set), a
+    tool with a ``{"copy": ...}`` sandbox works on the run's copy of its folder."""
+    sandbox = (tool.executor or {}).get("sandbox")
+    if isinstance(sandbox, Mapping) and ctx.allow_side_effects is not None:
+        return CopySandbox(tool, ctx, lambda t: make_executor(t, ctx))
+    return make_executor(tool, ctx)

@@ -178,14 +178,8 @@ def executor_class(kind: str, tool_name: str = "?") -> type[Executor]:
 
 
 def make_executor(tool: Tool, ctx: ExecContext) -> Executor:
-    """The executor of ``tool``; where consent is asked (``ctx.allow_side_effects`` set), a
-    tool with a ``{"copy": ...}`` sandbox works on the run's copy of its folder
-    (:mod:`play2prompt.tools.sandbox`)."""
+    """The executor of ``tool`` (its kind's class); the runtime wraps one with a folder
+    sandbox in :func:`play2prompt.tools.sandbox.executor_for`."""
     kind = executor_kind(tool.executor, tool.name)
     cls = executor_class(kind, tool.name)
-    sandbox = (tool.executor or {}).get("sandbox")
-    if isinstance(sandbox, Mapping) and ctx.allow_side_effects is not None:
-        from play2prompt.tools.sandbox import CopySandbox
-
-        return CopySandbox(tool, ctx, lambda t: cls(t, t.executor or {}, ctx))
     return cls(tool, tool.executor or {}, ctx)
