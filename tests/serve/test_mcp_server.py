@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 
 import pytest
 
@@ -158,11 +159,26 @@ def _raw_session(tmp_path, lines, tools_file=None):
         "clientInfo": {"name": "raw", "version": "1"}}}
     lines = [json.dumps(initialize), '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
              *lines, '{"jsonrpc": "2.0", "id": 99, "method": "ping"}']
-    proc = subprocess.run(
+    # stdin stays open until every request with an id is answered: a client that closes it
+    # at once may lose answers still in flight (the SDK's stdio server stops at end of input)
+    proc = subprocess.Popen(
         [sys.executable, "-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
-        input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, cwd=tmp_path,
-        timeout=120)
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()], proc
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env, cwd=tmp_path)
+    proc.stdin.write("\n".join(lines) + "\n")
+    proc.stdin.flush()
+    replies, deadline = [], time.monotonic() + 120
+    while time.monotonic() < deadline and not any(r.get("id") == 99 for r in replies):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.strip():
+            replies.append(json.loads(line))
+    proc.stdin.close()
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=60)
+    replies += [json.loads(line) for line in out.splitlines() if line.strip()]
+    return replies, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_p2p_mcp_answers_bad_ids_bad_params_and_unknown_tools_per_the_spec(tmp_path):
@@ -171,7 +187,8 @@ def test_p2p_mcp_answers_bad_ids_bad_params_and_unknown_tools_per_the_spec(tmp_p
         '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": "x"}',
         '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": '
         '{"name": "nope", "arguments": {}}}'])
-    errors = [(r["id"], r.get("error", {}).get("code")) for r in replies[1:4]]
+    errors = sorted(((r["id"], r.get("error", {}).get("code")) for r in replies
+                     if r.get("id") not in (1, 99)), key=lambda e: e[0] or 0)
     assert errors == [(None, -32600), (3, -32602), (4, -32602)]
 
 
