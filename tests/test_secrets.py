@@ -181,3 +181,20 @@ def test_the_library_returns_the_published_result(project):
                       config=preset("quick"), base_dir=project, runs_dir=project / "runs")
     assert TOKEN not in json.dumps(result.to_dict())
     assert TOKEN not in export_run(result, "python")
+
+
+def test_no_secret_in_an_evaluation_folder(finished):
+    project, runs, _ = finished
+    queries = project / "q.jsonl"
+    queries.write_text(json.dumps({"id": "q1", "query": "Look up Oslo", "calls": [
+        {"name": "lookup", "arguments": {"city": "Oslo"}}]}) + "\n" + json.dumps(
+        {"id": "q2", "query": "Fetch the pen", "calls": [
+            {"name": "fetch_item", "arguments": {"item": "pen"}}]}) + "\n")
+    out = project / "evalout"
+    main(["eval", "tools", str(project / "tools.json"), "--queries", str(queries),
+          "--prompts", "leak", "--runs-dir", str(runs), "--task-model", "fake", "-q",
+          "--out", str(out)])
+    written = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith("run.db")]
+    assert written
+    texts = [_no_secret(path) for path in written]
+    assert any("[redacted]" in t for t in texts)   # the secret was there, and was scrubbed

@@ -18,6 +18,7 @@ import pandas as pd
 
 from play2prompt.evaluation.compare import Paired, comparison_rows, paired, verdict
 from play2prompt.evaluation.runner import EvalResult
+from play2prompt.scrub import Scrubber
 
 PLAIN_AVERAGE = "plain average"
 WEIGHTED_AVERAGE = "weighted average"
@@ -119,8 +120,11 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 # -- files -------------------------------------------------------------------------------------
-def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = ()) -> dict[str, Path]:
-    """summary.csv, cost.csv, summary.md, summary.json and queries.jsonl in ``out_dir``."""
+def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = (),
+                  scrubber: Scrubber | None = None) -> dict[str, Path]:
+    """summary.csv, cost.csv, summary.md, summary.json and queries.jsonl in ``out_dir``; what
+    tools returned passes ``scrubber`` (the suite's secrets; secret patterns without one)."""
+    scrub = scrubber or Scrubber()
     out_dir.mkdir(parents=True, exist_ok=True)
     acc, cost = accuracy_table(result), cost_table(result)
     pairs = comparison(result)
@@ -138,7 +142,7 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = ()) 
     if extra:
         md += ["## Notes", "", *[f"    {line}" if line.startswith("  ") else f"- {line}"
                                  for line in extra], ""]
-    paths["summary.md"].write_text("\n".join(md))
+    paths["summary.md"].write_text(scrub.text("\n".join(md)))
     summary = {"suite": result.suite.name, "config": dict(result.config),
                "accuracy": json.loads(acc.to_json(orient="records")),
                "cost": json.loads(cost.to_json(orient="records")),
@@ -146,11 +150,12 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = ()) 
                "skipped": [{"id": s.id, "category": s.category, "reason": s.reason}
                            for s in result.skipped],
                "notes": list(notes)}
-    paths["summary.json"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    paths["summary.json"].write_text(json.dumps(scrub.value(summary), indent=2,
+                                                ensure_ascii=False, default=str) + "\n")
     with paths["queries.jsonl"].open("w", encoding="utf-8") as fh:
         for side in result.sides:
             for record in side.records:
-                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                fh.write(json.dumps(scrub.value(record), ensure_ascii=False, default=str) + "\n")
     return paths
 
 

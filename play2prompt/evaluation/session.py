@@ -32,6 +32,7 @@ from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
 from play2prompt.lm.speed import lm_speed
 from play2prompt.progress import Reporter
+from play2prompt.scrub import for_tools
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
 from play2prompt.store.runs import create_run, default_runs_dir, open_run
@@ -206,7 +207,8 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
         for side in result.sides:
             session.store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config,
                                    summary)
-        write_outputs(result, Path(out_dir), suite.notes)
+        write_outputs(result, Path(out_dir), suite.notes,
+                      ctx.scrubber.merged(for_tools(suite.tools.values())))
     return result, Path(out_dir)
 
 
