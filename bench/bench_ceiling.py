@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.lm.assemble import model_file
+from play2prompt.lm.embedded import SPECULATIVE, runtime_params
 from play2prompt.lm.inventory import record_for
 from play2prompt.lm.speed import save_ceiling
 
 FILLER = ("The service keeps a ledger of shipments, each with a weight in kilograms, a "
           "destination city, a carrier code and a delivery window given as two dates. ")
-SPECULATIVE = ("none", "ngram-simple", "ngram-map-k", "ngram-cache")
 
 
 def _prompt(kind: str, i: int, prompt_tokens: int) -> list[dict[str, str]]:
@@ -61,19 +61,7 @@ def _prompt(kind: str, i: int, prompt_tokens: int) -> list[dict[str, str]]:
 def _server(path: Path, threads: int, slots: int, speculative: str, n_ctx: int) -> Any:
     import xllamacpp as xlc
 
-    params = xlc.CommonParams()
-    params.model.path = str(path)
-    params.n_ctx = n_ctx * slots
-    params.n_parallel = slots
-    params.verbosity = -1
-    params.use_jinja = True
-    for cpu in (params.cpuparams, params.cpuparams_batch):
-        cpu.n_threads = threads
-        cpu.poll = 0
-    if speculative != "none":
-        kind = "COMMON_SPECULATIVE_TYPE_" + speculative.upper().replace("-", "_")
-        params.speculative.types = [getattr(xlc.common_speculative_type, kind)]
-    return xlc.Server(params)
+    return xlc.Server(runtime_params(xlc, path, n_ctx, slots, threads, 0, speculative))
 
 
 def measure(path: Path, threads: int, slots: int, speculative: str, kind: str, rounds: int,

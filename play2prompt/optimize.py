@@ -244,9 +244,11 @@ def run_calibration(store: RunStore, config: OptimizeConfig, generator: LM,
     key = calibration_key(generator.fingerprint, [prompts.template("m2"),
                                                   prompts.template("m5")], calibration_cases())
     cached = load_calibration(key)
-    found = Calibration.from_dict(cached) if cached else asyncio.run(
-        calibrate(generator.tagged("calibration"), prompts))
-    save_calibration(key, found.to_dict())
+    if cached:
+        found = Calibration.from_dict(cached)
+    else:
+        found = asyncio.run(calibrate(generator.tagged("calibration"), prompts))
+        save_calibration(key, found.to_dict())
     store.set_meta(Meta.CALIBRATION, found.to_dict())
     return found
 

@@ -69,6 +69,25 @@ def default_speculative() -> str:
     return value
 
 
+def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int, poll: int,
+                   speculative: str) -> Any:
+    """The runtime's settings for ``parallel`` slots of ``n_ctx`` tokens each (what the
+    embedded model runs with; ``bench/bench_ceiling.py`` varies them)."""
+    params = xlc.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = n_ctx * parallel
+    params.n_parallel = parallel
+    params.verbosity = -1
+    params.use_jinja = True   # the model's own template (native tool calls)
+    for cpu in (params.cpuparams, params.cpuparams_batch):
+        cpu.n_threads = threads
+        cpu.poll = poll       # no busy-waiting: it collapses on a shared CPU
+    if speculative != "none":
+        kind = "COMMON_SPECULATIVE_TYPE_" + speculative.upper().replace("-", "_")
+        params.speculative.types = [getattr(xlc.common_speculative_type, kind)]
+    return params
+
+
 class EmbeddedLM(LM):
     supports_n = False
     supports_tools = False
@@ -147,18 +166,8 @@ class EmbeddedLM(LM):
                 except ImportError as exc:
                     raise LMError("the embedded model needs xllamacpp: pip install "
                                   "xllamacpp==2026.10.11549") from exc
-                params = xlc.CommonParams()
-                params.model.path = str(self.model_path())
-                params.n_ctx = self.n_ctx * self.parallel
-                params.n_parallel = self.parallel
-                params.verbosity = -1
-                params.use_jinja = True   # the model's own template (native tool calls)
-                for cpu in (params.cpuparams, params.cpuparams_batch):
-                    cpu.n_threads = self.threads
-                    cpu.poll = self.poll  # no busy-waiting: it collapses on a shared CPU
-                if self.speculative != "none":
-                    kind = "COMMON_SPECULATIVE_TYPE_" + self.speculative.upper().replace("-", "_")
-                    params.speculative.types = [getattr(xlc.common_speculative_type, kind)]
+                params = runtime_params(xlc, self.model_path(), self.n_ctx, self.parallel,
+                                        self.threads, self.poll, self.speculative)
                 self._server = xlc.Server(params)
             return self._server
 

@@ -4,7 +4,8 @@
 The ceiling is the largest prompt-processing and generation throughput (tokens/s) measured
 for a model on this machine over thread counts, parallel slots and speculative decoding. A run
 knows how many tokens its model processed and generated and for how long the model was busy
-(llama.cpp's own timings of every request, summed in :class:`play2prompt.lm._base.LMStats`);
+(the wall time with at least one request in flight, overlaps counted once:
+``LMStats.busy_seconds``);
 the share is the time the ceiling would need for those tokens over the time the run's model
 was busy. A regression in speed shows as a falling share, like a regression in accuracy.
 """

@@ -30,17 +30,18 @@ _BOUND = re.compile(
 
 
 @cache
-def words() -> dict[str, Any]:
-    """The reader's word lists (``data/error_words.json``)."""
-    text = resources.files("play2prompt.method").joinpath("data/error_words.json").read_text(
+def words(file: str = "error_words.json") -> dict[str, Any]:
+    """Word lists kept as data (``data/<file>``; the reader's by default)."""
+    text = resources.files("play2prompt.method").joinpath(f"data/{file}").read_text(
         encoding="utf-8")
     return json.loads(text)
 
 
 @cache
-def pattern(name: str) -> re.Pattern[str]:
-    """One regular expression made of the word list ``name`` (alternatives, word-bounded)."""
-    items = words()[name]
+def pattern(name: str, file: str = "error_words.json") -> re.Pattern[str]:
+    """One regular expression made of the word list ``name`` of ``data/<file>``
+    (alternatives, word-bounded)."""
+    items = words(file)[name]
     return re.compile(r"(?<![\w])(?:" + "|".join(items) + r")(?![\w])", re.I)
 
 

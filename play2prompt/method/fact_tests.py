@@ -20,16 +20,14 @@ on, so a fact's worth is measured by the examples that test it.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
+from play2prompt.method.error_text import pattern
 from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.method.facts import FactBook, known_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
@@ -89,21 +87,13 @@ def says_as_given(value: Any, query: str) -> bool:
                for f in forms)
 
 
-@cache
-def _number_words() -> re.Pattern[str]:
-    text = resources.files("play2prompt.method").joinpath("data/request_words.json").read_text(
-        encoding="utf-8")
-    items = json.loads(text)["number_words"]
-    return re.compile(r"(?<![\w])(?:" + "|".join(items) + r")(?![\w])", re.I)
-
-
 def says_a_number(value: Any, query: str, others: Invocation) -> bool:
     """A tested number is said somehow: the request has a number (digits or words) that is not
     one of the other values of the call. Without it the request leaves the value out, and a
     re-reading that guesses a usual value would pass it. Other values are not checked."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return True
-    if _number_words().search(query):
+    if pattern("number_words", "request_words.json").search(query):
         return True
     taken = [v for v in others.arguments.values() if isinstance(v, (int, float))]
     return any(not any(value_in_text(v, n) for v in taken) for n in _DIGITS.findall(query))
@@ -203,11 +193,10 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     return out
 
 
-def fact_test_stats(tests: Sequence[Example], planned: int | None = None) -> dict[str, int]:
+def fact_test_stats(tests: Sequence[Example]) -> dict[str, int]:
     """How many verified examples test a fact, and how many of those D0 fails."""
     return {"fact_tests": len(tests),
-            "fact_tests_failed_by_original": sum(1 for ex in tests if ex.r_e > 0),
-            **({"fact_tests_planned": planned} if planned is not None else {})}
+            "fact_tests_failed_by_original": sum(1 for ex in tests if ex.r_e > 0)}
 
 
 __all__ = ["FactTarget", "FactTestWriter", "fact_test_stats", "plan_targets", "write_fact_tests"]
