@@ -7,11 +7,17 @@ a beam search evaluates at most ``width + depth * width * expand`` candidates.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from play2prompt.errors import UserError
 
+
+def split_names(items: Iterable[object] | None) -> list[str]:
+    """Names given as repeated options and/or comma lists (``--tools a,b --tools c``), in
+    order, blanks dropped."""
+    return [n.strip() for item in (items or ()) for n in str(item).split(",") if n.strip()]
 
 @dataclass(frozen=True)
 class SearchSettings:

@@ -152,7 +152,9 @@ def optimize_command(
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):
     if select:   # --tools a,b as well as --tools a --tools b
-        select = [n.strip() for item in select for n in item.split(",") if n.strip()]
+        from play2prompt.config import split_names
+
+        select = split_names(select)
     if benchmark:
         from play2prompt.benchmarks import load_benchmark
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from play2prompt.config import split_names
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalItem, EvalSuite, Skipped
 from play2prompt.jsonutil import to_jsonable
@@ -117,7 +118,7 @@ def _parse_call(call: Any, tools: Mapping[str, Tool]) -> Invocation:
 def only_tools(tools: Sequence[Tool], queries: QueryFile, names: Sequence[str]
                ) -> tuple[list[Tool], QueryFile]:
     """The tools named (comma lists allowed) and the queries whose calls use only them."""
-    wanted = {n.strip() for item in names for n in item.split(",") if n.strip()}
+    wanted = set(split_names(names))
     unknown = sorted(wanted - {t.name for t in tools})
     if unknown:
         raise UserError(f"--tools: no tool named {', '.join(unknown)} in the tools file")

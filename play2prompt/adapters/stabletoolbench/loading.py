@@ -19,6 +19,7 @@ from play2prompt.adapters.stabletoolbench.data import (
     resolve_source,
 )
 from play2prompt.benchmarks import LoadedTools
+from play2prompt.config import split_names
 from play2prompt.errors import UserError
 from play2prompt.tools.model import Tool
 
@@ -26,7 +27,7 @@ from play2prompt.tools.model import Tool
 def select_tools(queries: Sequence[Query], tools_of: Any, index: ToolFiles,
                  select: Sequence[str] | None) -> list[Tool]:
     """The tools of ``queries`` chosen by ``select`` (see the module doc)."""
-    tokens = [s.strip() for item in (select or []) for s in str(item).split(",") if s.strip()]
+    tokens = split_names(select)
     widen = "all" in tokens
     ids = {t for t in tokens if any(t == q.query_id for q in queries)}
     names = [t for t in tokens if t != "all" and t not in ids]
