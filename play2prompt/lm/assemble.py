@@ -25,6 +25,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from filelock import FileLock
+
 from play2prompt.errors import LMError
 from play2prompt.lm.models import ModelRecord, Part
 
@@ -131,19 +133,10 @@ def _in_place(record: ModelRecord) -> Path:
 
 @contextlib.contextmanager
 def _locked(target: Path) -> Iterator[None]:
-    """Hold an exclusive lock for assembling ``target`` (POSIX; elsewhere no lock)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
+    """Hold an exclusive lock for assembling ``target``, waiting for another assembly to end
+    (``filelock``: ``flock`` on POSIX, ``LockFileEx`` on Windows)."""
+    with FileLock(target.with_name(f".{target.name}.lock")):
         yield
-        return
-    lock = target.with_name(f".{target.name}.lock")
-    with open(lock, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def temp_files(target: Path) -> list[Path]:

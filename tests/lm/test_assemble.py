@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,37 @@ def test_a_killed_assembly_leaves_only_a_temp_file_that_the_next_one_removes(sit
     assert model_file(record, progress=False).read_bytes() == DATA
     assert temp_files(target) == []
 
+
+
+def test_an_assembly_waits_for_another_process_to_finish(site, tmp_path):
+    """One assembly at a time across processes: while another process holds the model's lock
+    (and then assembles it), this one waits, and then finds the file verified."""
+    record = make_model(site, "wait_part")
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(site)!r})
+        from play2prompt.lm import assemble
+        from play2prompt.lm.models import ModelRecord, Part
+        record = {record!r}
+        with assemble._locked(assemble.assembled_path(record)):
+            print("held", flush=True)
+            time.sleep(1.0)
+            assemble._assemble(record, assemble.assembled_path(record), False)
+            print(time.time(), flush=True)
+    """)
+    env = {**os.environ, MODEL_DIR_ENV: str(tmp_path / "models"),
+           "PYTHONPATH": str(Path(__file__).parents[2])}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        assert model_file(record, progress=False).read_bytes() == DATA
+        returned = time.time()
+        finished = float(proc.stdout.readline())
+    finally:
+        proc.kill()
+        proc.wait(30)
+    assert finished <= returned       # it waited for the other process's assembly
 
 def test_a_full_disk_is_one_line(site, monkeypatch):
     record = make_model(site, "full_part")

@@ -41,6 +41,29 @@ def test_the_lock_names_its_owner_and_dies_with_it(tmp_path):
     assert lock_owner(tmp_path / "nowhere") is None
 
 
+
+HOLD = ("import sys, time; from play2prompt.store.lock import RunLock; "
+        "lock = RunLock.acquire(sys.argv[1]); print('held', flush=True); time.sleep(60)")
+
+
+def test_another_process_is_refused_and_the_lock_dies_with_it(tmp_path):
+    """The lock holds across processes (not only across file handles of one), names the
+    owner's pid, and is free again as soon as the owner is killed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "r")], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        assert lock_owner(tmp_path / "r") == proc.pid
+        with pytest.raises(RunBusyError, match=rf"run 'r' is in use by process {proc.pid} "):
+            RunLock.acquire(tmp_path / "r", wait=0.2)
+    finally:
+        proc.kill()
+        proc.wait(30)
+    assert lock_owner(tmp_path / "r") is None
+    with RunLock.acquire(tmp_path / "r", wait=0.1):
+        assert lock_owner(tmp_path / "r") == os.getpid()
+
 def _wait_for_status(db, status, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
