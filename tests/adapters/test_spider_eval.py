@@ -8,7 +8,7 @@ from play2prompt.adapters.spider.build import build_spider
 from play2prompt.adapters.spider.env import FaultInjector, SpiderEnv, unavailable_message
 from play2prompt.adapters.spider.evaluate import EvalConfig, evaluate
 from play2prompt.adapters.spider.problems import read_problems
-from play2prompt.adapters.spider.report import summarize
+from play2prompt.adapters.spider.report import accuracy_ci, drop_ci, summarize
 from play2prompt.adapters.spider.retrieval import ToolIndex
 from play2prompt.adapters.spider.scoring import answer_matches
 from play2prompt.cli import main
@@ -189,3 +189,14 @@ def test_cli_compares_original_and_optimized_prompts(tmp_path):
         ("original", "none", "1"), ("original", "fault", "1"),
         ("optimized", "none", "1"), ("optimized", "fault", "1")}
     assert main(["eval", "spider", "--data", str(out), "--only-optimized"]) == 2
+
+
+def test_bootstrap_intervals_are_seeded_and_skip_undefined_resamples():
+    """scipy's bootstrap resamples; a resample whose drop is undefined (no base success) is left
+    out rather than making the interval NaN; one problem gives a point interval."""
+    correct = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1] * 4
+    lo, hi = accuracy_ci(correct, 500, 3)
+    assert 0.5 <= lo < 0.7 < hi <= 0.9 and (lo, hi) == accuracy_ci(correct, 500, 3)
+    assert drop_ci([1] + [0] * 9, [0] * 10, 500, 0) == (1.0, 1.0)
+    assert drop_ci([0] * 5, [0] * 5, 100, 0) == (None, None)
+    assert accuracy_ci([1], 100, 0) == (1.0, 1.0) and accuracy_ci([], 100, 0) == (None, None)

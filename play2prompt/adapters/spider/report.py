@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
-import random
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from play2prompt.adapters.spider.evaluate import ItemResult
 
@@ -22,41 +24,53 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def bootstrap_ci(n_items: int, stat: Callable[[list[int]], float | None], samples: int,
+def bootstrap_ci(data: Sequence[Sequence[int]], stat: Callable[..., np.ndarray], samples: int,
                  seed: int) -> tuple[float | None, float | None]:
-    """Percentile 95 % interval of ``stat`` over resamples of item indices."""
+    """Percentile 95 % interval of ``stat`` over resamples of the items, paired across the
+    sequences of ``data`` (``scipy.stats.bootstrap``). ``stat(*arrays, axis=-1)`` is vectorized
+    and NaN where undefined: those resamples are left out, where scipy's own interval would be
+    NaN, so the interval comes from the resampled distribution."""
+    n_items = len(data[0]) if data else 0
     if n_items == 0 or samples <= 0:
         return None, None
-    rng = random.Random(seed)
-    values = []
-    for _ in range(samples):
-        idx = [rng.randrange(n_items) for _ in range(n_items)]
-        v = stat(idx)
-        if v is not None:
-            values.append(v)
-    if not values:
+    from scipy.stats import DegenerateDataWarning, bootstrap
+
+    arrays = tuple(np.asarray(d, dtype=float) for d in data)
+    if n_items == 1:            # scipy needs two items; every resample is the one item
+        values = np.atleast_1d(stat(*arrays, axis=-1))
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            values = bootstrap(arrays, stat, n_resamples=samples, paired=True, vectorized=True,
+                               method="percentile",
+                               rng=np.random.default_rng(seed)).bootstrap_distribution
+    values = values[~np.isnan(values)]
+    if not values.size:
         return None, None
-    values.sort()
-    lo = values[int(0.025 * (len(values) - 1))]
-    hi = values[int(round(0.975 * (len(values) - 1)))]
-    return lo, hi
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 def relative_drop(base: float, other: float) -> float | None:
     return (base - other) / base if base > 0 else None
 
 
+def _drop_of(base: np.ndarray, faulted: np.ndarray, axis: int = -1) -> np.ndarray:
+    """:func:`relative_drop` of resampled means, NaN where the base's mean is 0."""
+    b, f = np.mean(base, axis=axis), np.mean(faulted, axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, (b - f) / b, np.nan)
+
+
 def accuracy_ci(correct: Sequence[int], samples: int, seed: int
                 ) -> tuple[float | None, float | None]:
-    return bootstrap_ci(len(correct), lambda idx: _mean([correct[i] for i in idx]), samples,
-                        seed)
+    return bootstrap_ci([correct], np.mean, samples, seed)
 
 
 def drop_ci(base: Sequence[int], faulted: Sequence[int], samples: int, seed: int
             ) -> tuple[float | None, float | None]:
     """Interval of the relative drop, resampling problems (paired across settings)."""
-    return bootstrap_ci(len(base), lambda idx: relative_drop(
-        _mean([base[i] for i in idx]), _mean([faulted[i] for i in idx])), samples, seed)
+    return bootstrap_ci([base, faulted], _drop_of, samples, seed)
 
 
 def summarize(results: Sequence[ItemResult], bootstrap: int = 1000, seed: int = 0
