@@ -22,9 +22,15 @@ def report_command(
                                           "docs: a column of its own (comparisons)"),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder "
                                                                  "(default: <run>/report)"),
-    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
+    evals: Optional[list[Path]] = typer.Option(
+        None, "--eval", help="an evaluation folder of this run's prompts (p2p eval ... "
+        "--prompts RUN -o DIR) kept outside --runs-dir; those in it are found (repeatable)"),
+    runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR",
+                                  help="where runs and evaluation folders are"),
 ) -> None:
-    """Write a run's report: docs (word diff), demos with outputs, search curves, cost, evals.
+    """Write a run's report. It opens with the answer: per tool, doc changed or kept and why,
+    demos, and the evaluations of its prompts (original / optimized / oracle, wins and losses,
+    McNemar p); then cost, docs (word diff), demos with outputs, search curves.
     Several runs, or --sweep: each method's docs per tool side by side, with their cost."""
     from play2prompt.cli._common import console
     from play2prompt.report import build_comparison, build_report
@@ -34,6 +40,8 @@ def report_command(
         raise UserError("give runs or --sweep NAME, not both")
     if not sweep and not runs:
         raise UserError("give a run (or several, or --sweep NAME)")
+    if evals and (sweep or len(runs) > 1):
+        raise UserError("--eval goes with one run")
     if sweep or len(runs) > 1:
         files = build_comparison(runs, sweep=sweep, runs_dir=runs_dir, out_dir=out,
                                  tools=tool or None, oracle=oracle)
@@ -42,8 +50,9 @@ def report_command(
         return
     if tool or oracle:
         raise UserError("--tool and --oracle go with several runs or --sweep")
-    files = build_report(runs[0], runs_dir, out)
+    files = build_report(runs[0], runs_dir, out, evals or ())
     charts = sum(len(c) for c in files.charts.values())
+    console.print(files.sentence, highlight=False)
     console.print(f"report: {files.html} (self-contained), {files.markdown}, {charts} chart(s) "
                   f"in {files.html.parent / 'plots'}", highlight=False)
 

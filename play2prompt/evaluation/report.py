@@ -160,6 +160,12 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = (),
 
 
 def summary_for_store(result: EvalResult) -> dict[str, Any]:
+    """What the store's ``evals`` table keeps: accuracy per category, cost per side, each side
+    against the baseline (the numbers of wins and losses, McNemar p: ``p2p report`` shows
+    them; the queries are in ``summary.json``)."""
     acc = accuracy_table(result)
+    paired = [{**p.to_dict(), "wins": len(p.wins), "losses": len(p.losses)}
+              for p in comparison(result)]
     return {"accuracy": json.loads(acc.to_json(orient="records")),
-            "cost": [s.cost() for s in result.sides], "skipped": len(result.skipped)}
+            "cost": [s.cost() for s in result.sides], "skipped": len(result.skipped),
+            "paired": paired}

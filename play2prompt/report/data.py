@@ -4,7 +4,8 @@ Per tool: the original and the optimized doc, the kept demos with the outputs th
 when executed, the best example reward and the doc score per iteration (from the candidates
 table), and tool play's invocation success rate. For the run: its cost over every session
 (calls, tokens, wall time, cache hits) and the evaluations that used its prompts (recorded in
-its own store by ``p2p sweep``, or ``runs/eval-*`` folders whose ``prompts`` is the run).
+its own store by ``p2p sweep``, or ``runs/eval-*`` folders whose ``prompts`` is the run), each
+once (:mod:`~play2prompt.report.evals`).
 Everything is scrubbed: the result as :func:`load_run_result` reads it, the rest with the same
 scrubber (the store keeps raw outputs).
 """
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from play2prompt.errors import UserError
 from play2prompt.jsonutil import canonical
+from play2prompt.report.evals import EvalView, eval_views
 from play2prompt.results import RunResult, ToolResult, load_run_result
 from play2prompt.scrub import Scrubber
 from play2prompt.store.db import DB_NAME, RunStore
@@ -50,7 +53,7 @@ class RunReport:
     meta: dict[str, Any]
     tools: list[ToolView]
     cost: dict[str, Any]
-    evals: list[dict[str, Any]] = field(default_factory=list)
+    evals: list[EvalView] = field(default_factory=list)
 
 
 def best_per_iteration(rows: Sequence[Mapping[str, Any]]) -> tuple[float | None, ...]:
@@ -116,29 +119,53 @@ def run_cost(store: RunStore, result: RunResult) -> dict[str, Any]:
     }
 
 
-def attached_evals(store: RunStore, run_id: str, runs_dir: Path) -> list[dict[str, Any]]:
-    """Evaluations of this run's prompts: its own store's, then ``runs/eval-*`` folders'."""
-    found = [{"id": e["id"], "config": e["config"], "summary": e["summary"], "source": "run"}
-             for e in store.evals()]
-    for db in sorted(runs_dir.glob(f"eval-*/{DB_NAME}")):
-        try:
-            other = RunStore(db, read_only=True)
-        except Exception:  # noqa: BLE001 - an unreadable folder is not this report's concern
+def _records(store: RunStore, source: str) -> list[dict[str, Any]]:
+    return [{"id": e["id"], "config": e["config"], "summary": e["summary"],
+             "created": e.get("created"), "source": source} for e in store.evals()]
+
+
+def folder_evals(folder: Path, run_id: str | None = None) -> list[dict[str, Any]]:
+    """The evaluations recorded in an eval folder's store (``p2p eval ... --prompts RUN``);
+    with ``run_id``, only those of that run's prompts."""
+    db = Path(folder) / DB_NAME
+    if not db.is_file():
+        raise UserError(f"{folder}: no evaluation here ({DB_NAME} is missing)")
+    store = RunStore(db, read_only=True)
+    try:
+        found = _records(store, str(Path(folder)))
+    finally:
+        store.close()
+    return [e for e in found if run_id is None or str(e["config"].get("prompts")) == run_id]
+
+
+def attached_evals(store: RunStore, run_id: str, runs_dir: Path,
+                   folders: Sequence[Path] = (), scrubber: Scrubber | None = None
+                   ) -> list[EvalView]:
+    """Evaluations of this run's prompts, each once: its own store's (sweeps record theirs
+    there), ``runs/eval-*`` folders' whose ``prompts`` is the run, and ``folders``'."""
+    found = _records(store, "run")
+    for db in sorted(Path(runs_dir).glob(f"eval-*/{DB_NAME}")):
+        if db.parent.resolve() in {Path(f).resolve() for f in folders}:
             continue
         try:
-            for e in other.evals():
-                if str(e["config"].get("prompts")) == run_id and not e["id"].endswith(
-                        ":baseline"):
-                    found.append({"id": e["id"], "config": e["config"],
-                                  "summary": e["summary"], "source": str(db.parent)})
-        finally:
-            other.close()
-    return found
+            found += folder_evals(db.parent, run_id)
+        except Exception:  # noqa: BLE001 - an unreadable folder is not this report's concern
+            continue
+    for folder in folders:
+        evals = [e for e in folder_evals(folder) if e["config"].get("prompts")]
+        other = {str(e["config"]["prompts"]) for e in evals} - {run_id}
+        if other:
+            raise UserError(f"{folder} evaluated the prompts of {', '.join(sorted(other))}, "
+                            f"not of run {run_id}")
+        found += evals
+    return eval_views((scrubber or Scrubber()).value(found))
 
 
-def collect(ref: str | Path, runs_dir: Path | None = None) -> RunReport:
+def collect(ref: str | Path, runs_dir: Path | None = None,
+            eval_dirs: Sequence[Path] = ()) -> RunReport:
     """What the report shows. The result is read scrubbed (:func:`load_run_result`); what
-    comes from the store (logged outputs, meta, evaluations) goes through the same scrubber."""
+    comes from the store (logged outputs, meta, evaluations) goes through the same scrubber.
+    ``eval_dirs``: evaluation folders of this run's prompts kept outside ``runs_dir``."""
     run_dir = resolve_run(ref, runs_dir)
     result = load_run_result(run_dir)
     scrubber = result.scrubber()
@@ -147,8 +174,8 @@ def collect(ref: str | Path, runs_dir: Path | None = None) -> RunReport:
         meta = scrubber.value(store.all_meta())
         tools = [tool_view(store, r, scrubber) for r in result.tools.values()]
         cost = run_cost(store, result)
-        evals = scrubber.value(attached_evals(store, result.run_id,
-                                              Path(runs_dir or run_dir.parent)))
+        evals = attached_evals(store, result.run_id, Path(runs_dir or run_dir.parent),
+                               eval_dirs, scrubber)
     finally:
         store.close()
     return RunReport(result.run_id, run_dir, meta, tools, cost, evals)

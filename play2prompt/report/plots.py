@@ -1,5 +1,8 @@
 """The report's charts: per tool, the best example reward and the doc score per iteration.
-One PNG file per chart (embedded in the HTML as data URIs, so the HTML stands alone)."""
+One PNG file per chart (embedded in the HTML as data URIs, so the HTML stands alone).
+
+A series with fewer than :data:`MIN_POINTS` values gets no chart (a quick run's single dot or
+two-point line says nothing a number does not): the report states its values in words."""
 
 from __future__ import annotations
 
@@ -8,6 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from play2prompt.report.data import RunReport
+
+MIN_POINTS = 3
+SERIES = {"rewards": ("best example reward", "reward R", "example-reward"),
+          "doc_scores": ("doc score", "accuracy", "doc-score")}
+
+
+def points(values: Sequence[float | None]) -> int:
+    return sum(v is not None for v in values)
 
 
 def _slug(name: str) -> str:
@@ -40,15 +51,15 @@ def line_chart(values: Sequence[float | None], title: str, ylabel: str, path: Pa
 
 
 def write_charts(report: RunReport, out_dir: Path) -> dict[str, dict[str, Path]]:
-    """``{tool: {"rewards": png, "doc_scores": png}}``."""
+    """``{tool: {"rewards": png, "doc_scores": png}}``, only the series with enough points."""
     charts: dict[str, dict[str, Path]] = {}
     for view in report.tools:
         name = view.result.name
-        slug = _slug(name)
-        charts[name] = {
-            "rewards": line_chart(view.example_rewards, f"{name}: best example reward",
-                                  "reward R", out_dir / f"{slug}-example-reward.png"),
-            "doc_scores": line_chart(view.doc_scores, f"{name}: doc score",
-                                     "accuracy", out_dir / f"{slug}-doc-score.png"),
-        }
+        series = {"rewards": view.example_rewards, "doc_scores": view.doc_scores}
+        for key, values in series.items():
+            if points(values) < MIN_POINTS:
+                continue
+            title, ylabel, stem = SERIES[key]
+            charts.setdefault(name, {})[key] = line_chart(
+                values, f"{name}: {title}", ylabel, out_dir / f"{_slug(name)}-{stem}.png")
     return charts

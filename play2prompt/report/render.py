@@ -1,56 +1,64 @@
-"""The run report as one self-contained HTML file (charts inlined) and as Markdown."""
+"""The run report (and a comparison of methods) as one self-contained HTML file.
+
+Jinja2 templates (``templates/``) with autoescaping: every value from a run (docs, queries,
+tool outputs, reasons) is escaped unless it is marked safe here (the word diffs, which
+:func:`~play2prompt.report.diff.diff_html` escapes itself). Charts are inlined as data URIs.
+This module turns the report's data into what the templates show; the Markdown twin is
+:mod:`~play2prompt.report.markdown`.
+"""
 
 from __future__ import annotations
 
 import base64
-import html
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
 from play2prompt.report.compare import Comparison
 from play2prompt.report.data import DemoView, RunReport, ToolView
-from play2prompt.report.diff import diff_html, diff_markdown
+from play2prompt.report.diff import diff_html
+from play2prompt.report.evals import EvalView, SideScore, side_label
+from play2prompt.report.plots import MIN_POINTS, SERIES, points
+from play2prompt.report.summary import (
+    HELPED,
+    HURT,
+    FirstScreen,
+    cost_items,
+    first_screen,
+    p_text,
+    pct,
+)
 from play2prompt.store.meta import Meta
 
-STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#222}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;
-text-align:left;vertical-align:top}del{background:#fdd;color:#900}ins{background:#dfd;
-color:#060;text-decoration:none}pre{background:#f6f6f6;padding:.4em;white-space:pre-wrap}
-section.tool{border-top:2px solid #888;margin-top:2em}img{max-width:48%;margin-right:1%}
-"""
+COST_COLUMNS = ["method", "LLM samples", "tokens", "tool calls", "doc chosen because"]
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
-
-
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
     if value is None:
         return "-"
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-def _table_html(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{_e(_fmt(v))}</td>" for v in r) + "</tr>"
-                   for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _one(value: Any) -> Any:
+    return f"{value:.1f}" if isinstance(value, float) else value
 
 
-def _table_md(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    def cell(v: Any) -> str:
-        return _fmt(v).replace("|", "\\|").replace("\n", " ")
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(loader=PackageLoader("play2prompt.report", "templates"),
+                      autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["cell"] = fmt
+    return env
 
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines)
 
-
-def _doc_rows(view: ToolView) -> list[tuple[str, str, str]]:
+# -- shared with the Markdown ----------------------------------------------------------------
+def doc_rows(view: ToolView) -> list[tuple[str, str, str]]:
     """(field, original, optimized) for the description and every parameter."""
     orig, new = view.result.original.doc, view.result.doc
     rows = [("description", orig.description, new.description)]
@@ -67,128 +75,139 @@ def _output(obs: Any) -> str:
     return f"error ({obs.error_type}): {obs.error}"[:600]
 
 
-def _demo_rows(demos: Sequence[DemoView]) -> list[list[str]]:
+def demo_rows(demos: Sequence[DemoView]) -> list[list[str]]:
     return [[d.query, "; ".join(c.to_python() for c in d.calls),
              " | ".join(_output(o) for o in d.outputs), d.answer or ""] for d in demos]
 
 
-def _play_row(view: ToolView) -> list[Any]:
+def play_row(view: ToolView) -> list[Any]:
     play = view.play
     return [play.get("attempts"), play.get("valid_invocations"), play.get("success_rate")]
 
 
-def _eval_tables(evals: Sequence[Mapping[str, Any]]) -> list[tuple[str, list[str], list]]:
-    out = []
-    for ev in evals:
-        acc = ev.get("summary", {}).get("accuracy") or []
-        if not acc:
+def search_lines(view: ToolView, charted: Mapping[str, Path]) -> list[str]:
+    """The series too short for a chart, in words (``doc score per iteration: 0.67``)."""
+    lines = []
+    for key, values in (("rewards", view.example_rewards), ("doc_scores", view.doc_scores)):
+        if key in charted:
             continue
-        columns = list(acc[0].keys())
-        cfg = ev.get("config", {})
-        title = (f"{ev['id']}: task model {cfg.get('task_model')}, variant {cfg.get('variant')}, "
-                 f"k={cfg.get('demos')}")
-        out.append((title, columns, [[r.get(c) for c in columns] for r in acc]))
+        title = SERIES[key][0]
+        if points(values) == 0:
+            lines.append(f"{title}: no search")
+        else:
+            shown = ", ".join(fmt(v) for v in values)
+            lines.append(f"{title} per iteration: {shown} (a chart needs {MIN_POINTS} "
+                         f"iterations)")
+    return lines
+
+
+PAIR_COLUMNS = ["side", "accuracy", "wins vs original", "losses", "McNemar p"]
+
+
+def pair_rows(scores: Sequence[SideScore]) -> list[list[Any]]:
+    """Each side's accuracy, and but for the original its wins, losses and p."""
+    return [[s.label, pct(s.accuracy), "-" if s.wins is None else s.wins,
+             "-" if s.losses is None else s.losses, p_text(s.p_value)] for s in scores]
+
+
+def eval_tables(ev: EvalView, primary: bool = False) -> dict[str, Any]:
+    """The comparison against the baseline, accuracy per category and cost of one evaluation,
+    sides named as the report names them (original, optimized, oracle). The ``primary`` one
+    (the first screen's) has no comparison table: the first screen shows it."""
+    def rename(col: str) -> str:
+        for side in ev.sides:
+            if col.startswith(side + " "):
+                return side_label(side, ev.optimized) + col[len(side):]
+        return col
+
+    acc_cols = list(ev.accuracy[0]) if ev.accuracy else []
+    cost_cols = list(ev.cost[0]) if ev.cost else []
+    return {
+        "title": ev.title + (" (compared at the top)" if primary else ""),
+        "pair_cols": PAIR_COLUMNS,
+        "pair_rows": [] if primary else pair_rows(ev.scores()),
+        "acc_cols": [rename(c) for c in acc_cols],
+        "acc_rows": [[_one(r.get(c)) for c in acc_cols] for r in ev.accuracy],
+        "cost_cols": cost_cols,
+        "cost_rows": [[side_label(str(r.get(c)), ev.optimized) if c == "side" else r.get(c)
+                       for c in cost_cols] for r in ev.cost],
+    }
+
+
+# -- the first screen ------------------------------------------------------------------------
+def _verdict(screen: FirstScreen) -> dict[str, str] | None:
+    if screen.verdict is None:
+        return None
+    cls = {HELPED: "helped", HURT: "hurt"}.get(screen.verdict, "unclear")
+    return {"cls": cls, "text": screen.verdict}
+
+
+def _cards(screen: FirstScreen) -> list[dict[str, Any]]:
+    ev = screen.evaluation
+    out = []
+    for s in screen.sides:
+        sub = "docs as given" if s.name == "baseline" else "hand-written correct docs" \
+            if s.name == "oracle" else "this run's docs and demos"
+        if s.wins is not None:
+            sub = f"+{s.wins} / -{s.losses} queries vs original, {p_text(s.p_value)}"
+        out.append({"label": f"{s.label} docs", "value": pct(s.accuracy), "sub": sub,
+                    "main": ev is not None and s.name == ev.optimized})
     return out
 
 
-def _img(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img src="data:image/png;base64,{data}" alt="{_e(path.stem)}">'
+def _accuracy_cells(screen: FirstScreen, acc: Sequence[float | None]) -> list[tuple[str, str]]:
+    """Each side's accuracy on the tool; the optimized one green (up) or red (down)."""
+    base = acc[0] if acc else None
+    optimized = screen.evaluation.optimized if screen.evaluation else None
+    cells = []
+    for side, value in zip(screen.sides, acc):
+        cls = "muted" if side.name == "oracle" else ""
+        if side.name == optimized and value is not None and base is not None:
+            cls = "up" if value > base else "down" if value < base else ""
+        cells.append((pct(value), cls))
+    return cells
 
 
-def _tool_html(view: ToolView, charts: Mapping[str, Path]) -> str:
+def _run_line(report: RunReport) -> list[str]:
+    models = report.meta.get(Meta.MODELS, {}) or {}
+    parts = [("", report.meta.get(Meta.STATUS)), ("created ", report.meta.get(Meta.CREATED)),
+             ("generator ", models.get("generator")), ("task model ", models.get("task_model"))]
+    return [f"{label}{value}" for label, value in parts if value]
+
+
+def _tool(view: ToolView, charts: Mapping[str, Path]) -> dict[str, Any]:
     r = view.result
-    diffs = "".join(f"<tr><td>{_e(f)}</td><td>{diff_html(a, b)}</td></tr>"
-                    for f, a, b in _doc_rows(view))
-    return (f'<section class="tool" id="tool-{_e(r.name)}"><h2>{_e(r.name)}</h2>'
-            f"<p>doc: {_e(r.doc_reason)}</p>"
-            f"<h3>Documentation (word diff, original to optimized)</h3>"
-            f"<table><thead><tr><th>field</th><th>diff</th></tr></thead><tbody>{diffs}"
-            f"</tbody></table>"
-            f"<h3>Demonstrations ({len(view.demos)})</h3>"
-            + _table_html(["query", "call", "executed output", "answer"], _demo_rows(view.demos))
-            + "<h3>Tool play</h3>"
-            + _table_html(["attempts", "valid invocations", "invocation success rate"],
-                          [_play_row(view)])
-            + f"<h3>What tool play established ({len(view.facts)})</h3>"
-            + _table_html(["parameter", "kind", "fact"], [list(f) for f in view.facts])
-            + "<h3>Search</h3><p>" + "".join(_img(p) for p in charts.values()) + "</p></section>")
+    return {"name": r.name, "changed": r.doc_changed, "reason": r.doc_reason,
+            "diffs": [(f, Markup(diff_html(a, b))) for f, a, b in doc_rows(view)],
+            "demo_rows": demo_rows(view.demos), "play": play_row(view),
+            "facts": [list(f) for f in view.facts], "search": search_lines(view, charts),
+            "charts": [(p.stem, _data_uri(p)) for p in charts.values()]}
+
+
+def _data_uri(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
 
 def render_html(report: RunReport, charts: Mapping[str, Mapping[str, Path]]) -> str:
-    cost = report.cost
-    cfg = report.meta.get(Meta.CONFIG, {})
-    models = report.meta.get(Meta.MODELS, {})
-    parts = [f"<h1>Run {_e(report.run_id)}</h1>",
-             f"<p>created {_e(report.meta.get(Meta.CREATED))}, status "
-             f"{_e(report.meta.get(Meta.STATUS))}, generator {_e(models.get('generator'))}, "
-             f"task model {_e(models.get('task_model'))}</p>",
-             "<h2>Cost</h2>", _table_html(list(cost), [list(cost.values())]),
-             "<h2>Tools</h2><ul>" + "".join(
-                 f'<li><a href="#tool-{_e(v.result.name)}">{_e(v.result.name)}</a></li>'
-                 for v in report.tools) + "</ul>"]
-    for title, columns, rows in _eval_tables(report.evals):
-        parts += [f"<h2>Evaluation</h2><p>{_e(title)}</p>", _table_html(columns, rows)]
-    parts += [_tool_html(v, charts.get(v.result.name, {})) for v in report.tools]
-    parts += ["<h2>Config</h2>", f"<pre>{_e(json.dumps(cfg, indent=2, default=str))}</pre>"]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>play2prompt run {_e(report.run_id)}</title><style>{STYLE}</style></head>"
-            f"<body>{''.join(parts)}</body></html>\n")
-
-
-def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
-                    base: Path) -> str:
-    cost = report.cost
-    lines = [f"# Run {report.run_id}", "", "## Cost", "",
-             _table_md(list(cost), [list(cost.values())]), ""]
-    for title, columns, rows in _eval_tables(report.evals):
-        lines += ["## Evaluation", "", title, "", _table_md(columns, rows), ""]
-    for view in report.tools:
-        r = view.result
-        lines += [f"## {r.name}", "", f"doc: {r.doc_reason}", "",
-                  "### Documentation (word diff)", "",
-                  _table_md(["field", "diff"],
-                            [[f, diff_markdown(a, b)] for f, a, b in _doc_rows(view)]), "",
-                  f"### Demonstrations ({len(view.demos)})", "",
-                  _table_md(["query", "call", "executed output", "answer"],
-                            _demo_rows(view.demos)), "", "### Tool play", "",
-                  _table_md(["attempts", "valid invocations", "invocation success rate"],
-                            [_play_row(view)]), "",
-                  f"### What tool play established ({len(view.facts)})", "",
-                  _table_md(["parameter", "kind", "fact"], [list(f) for f in view.facts]), "",
-                  "### Search", ""]
-        for label, path in charts.get(r.name, {}).items():
-            lines.append(f"![{label}]({path.relative_to(base).as_posix()})")
-        lines.append("")
-    return "\n".join(lines)
-
-
-# -- several methods side by side ------------------------------------------------------------
-COST_COLUMNS = ["method", "LLM samples", "tokens", "tool calls", "doc chosen because"]
+    screen = first_screen(report)
+    per_tool = screen.per_tool
+    return environment().get_template("report.html.j2").render(
+        run={"id": report.run_id, "line": _run_line(report)}, screen=screen,
+        verdict=_verdict(screen), cards=_cards(screen),
+        acc_headers=[s.label for s in screen.sides] if per_tool else [],
+        tool_rows=[{"name": t.name, "changed": t.changed, "reason": t.reason,
+                    "demos": t.demos,
+                    "acc": _accuracy_cells(screen, t.accuracy) if per_tool else []}
+                   for t in screen.tools],
+        cost=cost_items(report.cost),
+        evals=[eval_tables(ev, ev is screen.evaluation) for ev in report.evals],
+        tools=[_tool(v, charts.get(v.result.name, {})) for v in report.tools],
+        config_json=json.dumps(report.meta.get(Meta.CONFIG, {}), indent=2, default=str))
 
 
 def render_compare_html(comparison: Comparison) -> str:
-    parts = [f"<h1>{_e(comparison.title)}</h1>",
-             "<p>Each method's documentation of a tool, side by side: the original doc, the "
-             "docs of the runs, the oracle doc when given.</p>",
-             "<ul>" + "".join(f'<li><a href="#tool-{_e(t)}">{_e(t)}</a></li>'
-                              for t in comparison.tools) + "</ul>"]
     head = ["field", *(c.title for c in comparison.columns)]
-    for tool in comparison.tools:
-        parts += [f'<section class="tool" id="tool-{_e(tool)}"><h2>{_e(tool)}</h2>',
-                  _table_html(head, comparison.rows(tool)),
-                  "<h3>Cost for this tool</h3>",
-                  _table_html(COST_COLUMNS, comparison.cost_rows(tool)), "</section>"]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{_e(comparison.title)}</title><style>{STYLE}</style></head>"
-            f"<body>{''.join(parts)}</body></html>\n")
-
-
-def render_compare_markdown(comparison: Comparison) -> str:
-    lines = [f"# {comparison.title}", ""]
-    head = ["field", *(c.title for c in comparison.columns)]
-    for tool in comparison.tools:
-        lines += [f"## {tool}", "", _table_md(head, comparison.rows(tool)), "",
-                  "Cost for this tool:", "",
-                  _table_md(COST_COLUMNS, comparison.cost_rows(tool)), ""]
-    return "\n".join(lines)
+    return environment().get_template("compare.html.j2").render(
+        title=comparison.title, head=head, cost_columns=COST_COLUMNS,
+        tools=[{"name": t, "rows": comparison.rows(t), "cost_rows": comparison.cost_rows(t)}
+               for t in comparison.tools])

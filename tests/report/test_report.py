@@ -72,17 +72,29 @@ def test_report_from_a_stored_run(tmp_path):
     assert parser.errors == [] and parser.stack == []
     assert parser.counts["html"] == parser.counts["body"] == 1
     assert {f"tool-{t}" for t in tools} <= parser.ids
-    # One PNG file per chart (two per tool), each inlined in the HTML.
-    assert set(files.charts) == set(tools)
-    pngs = [p for charts in files.charts.values() for p in charts.values()]
-    assert len(pngs) == 2 * len(tools) == len(set(pngs))
-    assert all(p.read_bytes().startswith(b"\x89PNG") for p in pngs)
-    assert len(parser.img_sources) == len(pngs)
-    assert all(s.startswith("data:image/png;base64,") for s in parser.img_sources)
-    for needle in ("invocation success rate", "executed output", "<ins>", "wall_s",
-                   "cache_hits", "Evaluation", "baseline exec %"):
+    # A quick run's search is one or two iterations: no chart, its values in words.
+    assert files.charts == {} and parser.img_sources == []
+    for needle in ("invocation success rate", "executed output", "<ins>", "wall time",
+                   "LLM calls answered from the cache", "Evaluations", "original exec %",
+                   "(a chart needs 3 iterations)", 'id="headline"'):
         assert needle in html, needle
+    # the sweep recorded its comparison in the run's store: the first screen shows it
+    assert "(+2/-0, p=0.50)" in files.headline and files.verdict == "no clear difference"
     md = files.markdown.read_text()
     for tool in tools:
         assert f"## {tool}" in md
-    assert md.count("](plots/") == len(pngs)
+    assert "](plots/" not in md
+
+
+def test_charts_only_with_enough_points(tmp_path):
+    from play2prompt.report.data import RunReport, ToolView
+    from play2prompt.report.plots import write_charts
+    from tests.report.fake_run import _result
+
+    def view(rewards, scores):  # noqa: ANN001, ANN202
+        return ToolView(_result("add_days", False, 0), (), rewards, scores, {})
+
+    report = RunReport("r", tmp_path, {}, [view((1.0, None, 2.0, 3.0), (0.5, 0.6))], {})
+    charts = write_charts(report, tmp_path / "plots")
+    assert list(charts) == ["add_days"] and list(charts["add_days"]) == ["rewards"]
+    assert charts["add_days"]["rewards"].read_bytes().startswith(b"\x89PNG")
