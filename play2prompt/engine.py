@@ -8,8 +8,9 @@ the view one tool's optimization uses, whose LM calls are tagged with the tool's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,16 +60,19 @@ class Engine:
         limit)`` before it enters a doc, a demo or anything else that is published."""
         return self.runtime.scrubber
 
-    def for_tool(self, name: str) -> Engine:
-        """A view whose LM calls are tagged with the tool's name (per-tool accounting)."""
-        return replace(self, generator=_tag(self.generator, name),
-                       task_model=_tag(self.task_model, name),
-                       doc_generator=_tag(self.doc_generator, name))
+    def for_tool(self, name: str, count_calls: bool = False) -> Engine:
+        """A view whose LM calls are tagged with the tool's name (per-tool accounting).
+        ``count_calls``: each answered LLM request advances the reporter's count of the tool
+        by one (the progress of a method whose steps are its calls)."""
+        on_call = partial(self.reporter.advance, name) if count_calls else None
+        return replace(self, generator=_tag(self.generator, name, on_call),
+                       task_model=_tag(self.task_model, name, on_call),
+                       doc_generator=_tag(self.doc_generator, name, on_call))
 
 
-def _tag(lm: Model, name: str) -> TaggedLM:
+def _tag(lm: Model, name: str, on_call: Callable[[], None] | None = None) -> TaggedLM:
     inner = lm.inner if isinstance(lm, TaggedLM) else lm
-    return inner.tagged(name)
+    return inner.tagged(name, on_call)
 
 
 def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,

@@ -2,7 +2,9 @@
 
 A method optimizes one tool at a time: ``optimize_tool(tool, engine)`` returns the tool's
 :class:`~play2prompt.results.ToolResult` (stored in the run store, so a finished tool is not
-redone), ``tool_budget(config)`` is the number of progress steps of one tool. The run around
+redone), ``tool_budget(config)`` is the number of progress steps of one tool (the built-in
+methods' steps are their LLM calls, counted by ``engine.for_tool(name, count_calls=True)``,
+so theirs is the calls one tool is expected to take). The run around
 it (store, models, runner, ``result.json``, ``tools.optimized.json``, cost) is the same for
 every method (:func:`play2prompt.optimize.optimize`), so export, serve, report and eval work
 on every method's run folder unchanged. The run's ``config.method`` names the method.

@@ -20,6 +20,7 @@ from play2prompt.engine import Engine
 from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency
+from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_search import (
     DocSearchOutcome,
@@ -39,14 +40,56 @@ from play2prompt.method.example_search import (
 from play2prompt.method.fact_tests import fact_test_stats, write_fact_tests
 from play2prompt.method.facts import Fact, FactBook
 from play2prompt.optimizers import load_optimizer
+from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult
 from play2prompt.search import SearchResult
 from play2prompt.store.meta import Meta
-from play2prompt.tools.model import Tool
+from play2prompt.tools.model import Tool, ToolDoc
 
 
 def tool_budget(config: OptimizeConfig) -> int:
-    return config.examples.budget() + config.docs.budget()
+    """The LLM calls one tool typically takes (its progress total, an estimate)."""
+    return sum(expected_calls(config).values())
+
+
+class Phases:
+    """One tool's progress phases (play, examples i/T, fact tests, docs, demos), each told to
+    the reporter with the calls then expected for the rest of the tool: the run's settings'
+    typical counts, re-estimated from the examples found once they are known."""
+
+    def __init__(self, engine: Engine, tool: str) -> None:
+        self.engine, self.tool = engine, tool
+        self.plan = expected_calls(engine.config, engine.llm_grade)
+        self.total = sum(self.plan.values())
+
+    def enter(self, name: str, remaining: int) -> None:
+        report_phase(self.engine.reporter, self.tool, name, remaining)
+
+    def play(self) -> None:
+        self.enter("play", self.total)
+
+    def after_iteration(self, iteration: int) -> None:
+        """The example search's round ``iteration`` ended: the next begins (if any)."""
+        depth = self.engine.config.examples.depth
+        if iteration < depth:
+            left = self.plan["examples"] * (depth - iteration) // depth
+            rest = self.plan["fact tests"] + self.plan["docs"] + self.plan["demos"]
+            self.enter(f"examples {iteration + 1}/{depth}", left + rest)
+
+    def fact_tests(self, examples: int) -> None:
+        cfg = self.engine.config
+        if cfg.fact_tests > 0:
+            found = examples + cfg.fact_tests
+            hold = 0 if found < 3 else max(1, round(cfg.holdout * found))
+            self.enter("fact tests", self.plan["fact tests"] + doc_calls(cfg, found - hold, hold)
+                       + demo_calls(cfg, found - hold, hold))
+
+    def docs(self, train: int, hold: int) -> None:
+        cfg = self.engine.config
+        self.enter("docs", doc_calls(cfg, train, hold) + demo_calls(cfg, train, hold))
+
+    def demos(self, train: int, hold: int) -> None:
+        self.enter("demos", demo_calls(self.engine.config, train, hold))
 
 
 async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
@@ -54,7 +97,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     if stored is not None:
         engine.reporter.done(tool.name, "done (from store)")
         return ToolResult.from_dict(stored)
-    eng = engine.for_tool(tool.name)
+    eng = engine.for_tool(tool.name, count_calls=True)   # each LLM call moves its progress
     cfg = eng.config
     refused = eng.runtime.needs_consent(tool.name)
     if refused is not None:   # no play without consent: no LLM call spent on it either
@@ -64,24 +107,25 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         eng.store.put_result(tool.name, result.to_dict())
         eng.reporter.done(tool.name, f"kept the original: not played ({refused})")
         return result
-    eng.reporter.start(tool.name, tool_budget(cfg))
-    search, space = await search_examples(tool, eng, seed_facts(eng, tool))
+    phases = Phases(eng, tool.name)
+    eng.reporter.start(tool.name, phases.total)
+    phases.play()
+    search, space = await search_examples(tool, eng, seed_facts(eng, tool),
+                                          phases.after_iteration)
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
     examples = distinct_examples(search.history)
+    phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
     examples = sorted([*examples, *tests], key=lambda ex: -ex.reward)  # stable: ties keep order
     train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
     book = space.book.without(ex.invocation.key() for ex in hold)
     outcome: DocSearchOutcome | None = None
     if cfg.optimize_docs:
+        phases.docs(len(train), len(hold))
         outcome = await search_doc(tool, eng, train, hold, book)
     doc = outcome.doc if outcome is not None else tool.doc
-    pool = select_demos(train, cfg.demos_per_tool)
-    k, demo_scores = len(pool), {}
-    if cfg.choose_demo_count:
-        k, demo_scores = await choose_demo_count(DocSpace(tool, eng, train, book), doc, pool,
-                                                 hold, cfg.demos_per_tool)
-    demos = await write_answers(pool[:k], tool, eng)
+    phases.demos(len(train), len(hold))
+    pool, demos, demo_scores = await _demos(tool, eng, doc, train, hold, book)
     stats = _tool_stats(eng, tool, search, space, outcome, examples, hold, pool, demos,
                         demo_scores)
     stats.update(fact_test_stats(tests))
@@ -92,9 +136,23 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
                         dict(outcome.scores) if outcome else {}, stats)
     eng.store.put_result(tool.name, result.to_dict())
     eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, "
-                      f"{len(examples)} verified examples, {len(demos)} demos, "
-                      f"{'doc changed' if result.doc_changed else 'kept the original doc'}")
+                      f"{len(examples)} verified examples, {len(demos)} demos; doc: "
+                      f"{result.doc_reason}")
     return result
+
+
+async def _demos(tool: Tool, eng: Engine, doc: ToolDoc, train: list[Example],
+                 hold: list[Example], book: FactBook
+                 ) -> tuple[list[Example], list[Example], dict[str, float]]:
+    """The demo candidates, the demos shipped with ``doc`` (with their answers) and the
+    held-out accuracy by demo count."""
+    cfg = eng.config
+    pool = select_demos(train, cfg.demos_per_tool)
+    k, demo_scores = len(pool), {}
+    if cfg.choose_demo_count:
+        k, demo_scores = await choose_demo_count(DocSpace(tool, eng, train, book), doc, pool,
+                                                 hold, cfg.demos_per_tool)
+    return pool, await write_answers(pool[:k], tool, eng), demo_scores
 
 
 async def fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,

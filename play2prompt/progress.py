@@ -1,14 +1,30 @@
-"""Progress reporting: the engine calls a Reporter; the CLI passes a rich one.
+"""Progress reporting: the engine calls a Reporter; the CLI chooses how it is shown.
 
-:func:`progress_bars` gives long-running commands (the CLI's and the benchmarks') a rich
-progress display on standard error.
+A reporter hears, per tool: ``start(tool, total)`` (the steps expected: for Play2Prompt its
+LLM calls, an estimate), ``advance(tool, steps)``, ``done(tool, summary)`` and, where it has
+one, ``phase(tool, name, remaining)``: the tool entered a phase (play, examples, fact tests,
+docs, demos) and ``remaining`` steps are now expected for the rest of it. Callers go through
+:func:`report_phase`, so a reporter with the three methods only keeps working.
+
+:func:`progress_reporter` picks the display: rich bars on a terminal (one across the tools with
+its ETA, one per tool with its phase and its count, units named), plain lines that are never
+cut where standard error is a pipe or a file, JSON lines for machines (``--json-progress``,
+:class:`JsonReporter`), or nothing. :func:`progress_bars` is the bare rich display that
+benchmarks drive themselves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import IO, Any, Protocol
+
+WIDE = 100_000   # the width of a display that no terminal reads: nothing is cut with "…"
 
 
 class Reporter(Protocol):
@@ -19,6 +35,14 @@ class Reporter(Protocol):
     def done(self, tool: str, summary: str) -> None: ...
 
 
+def report_phase(reporter: Reporter, tool: str, name: str, remaining: int | None = None) -> None:
+    """Tell ``reporter`` that ``tool`` entered phase ``name`` (``remaining``: the steps now
+    expected for the rest of the tool); a reporter without ``phase`` is not asked."""
+    phase = getattr(reporter, "phase", None)
+    if callable(phase):
+        phase(tool, name, remaining)
+
+
 class NullReporter:
     def start(self, tool: str, total: int) -> None:
         pass
@@ -26,41 +50,309 @@ class NullReporter:
     def advance(self, tool: str, steps: int = 1) -> None:
         pass
 
+    def phase(self, tool: str, name: str, remaining: int | None = None) -> None:
+        pass
+
     def done(self, tool: str, summary: str) -> None:
         pass
 
 
-class RichReporter:
-    """One progress bar per tool (rich)."""
+@dataclass
+class Track:
+    """One tool's progress: steps done of ``total`` (re-estimated as phases begin)."""
 
-    def __init__(self, progress: Any) -> None:
+    total: int
+    started: float
+    done: int = 0
+    phase: str = ""
+    finished: bool = False
+
+    def eta(self, now: float) -> float | None:
+        """Seconds left at the pace so far (None before the first step)."""
+        if self.finished:
+            return 0.0
+        return _eta(now - self.started, self.done, self.total)
+
+
+@dataclass(frozen=True)
+class Overall:
+    """The run's progress across its tools."""
+
+    done: int
+    total: int
+    tools_done: int
+    tools: int
+    elapsed: float
+    eta: float | None
+
+
+def _eta(elapsed: float, done: int, total: int) -> float | None:
+    return elapsed * max(0, total - done) / done if done > 0 else None
+
+
+class Tracker:
+    """The bookkeeping every display shares: each tool's count, total, phase, and the run's.
+
+    A count never passes its total (the total grows instead); a tool done without a counted
+    step counts its whole total at once; a done tool's total is what it took."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.tracks: dict[str, Track] = {}
+        self.began: float | None = None
+
+    def start(self, tool: str, total: int) -> Track:
+        now = self.clock()
+        self.began = now if self.began is None else self.began
+        track = self.tracks[tool] = Track(max(0, int(total)), now)
+        return track
+
+    def advance(self, tool: str, steps: int = 1) -> Track | None:
+        track = self.tracks.get(tool)
+        if track is None or track.finished:
+            return None
+        track.done += steps
+        track.total = max(track.total, track.done)
+        return track
+
+    def phase(self, tool: str, name: str, remaining: int | None = None) -> Track | None:
+        track = self.tracks.get(tool)
+        if track is None or track.finished:
+            return None
+        track.phase = name
+        if remaining is not None:
+            track.total = track.done + max(0, int(remaining))
+        return track
+
+    def done(self, tool: str) -> Track:
+        track = self.tracks.get(tool)
+        if track is None or track.finished:   # done before it started (e.g. from the store)
+            track = self.start(tool, 0)
+        if track.done == 0:
+            track.done = track.total
+        track.total, track.finished, track.phase = track.done, True, "done"
+        return track
+
+    def overall(self) -> Overall:
+        now = self.clock()
+        tracks = self.tracks.values()
+        done, total = sum(t.done for t in tracks), sum(t.total for t in tracks)
+        elapsed = now - self.began if self.began is not None else 0.0
+        finished = sum(1 for t in tracks if t.finished)
+        eta = 0.0 if finished == len(self.tracks) else _eta(elapsed, done, total)
+        return Overall(done, total, finished, len(self.tracks), elapsed, eta)
+
+
+def clock_text(seconds: float | None) -> str:
+    """``1:02:03`` / ``2:03`` (``?`` when unknown)."""
+    if seconds is None:
+        return "?"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class RichReporter:
+    """Rich bars: one across the tools (with its ETA, shown from the second tool on) and one
+    per tool, described by the tool's phase; a done tool's summary is printed above the bars
+    in full."""
+
+    def __init__(self, progress: Any, unit: str = "steps") -> None:
         self.progress = progress
+        self.unit = unit
+        self.tracker = Tracker()
         self.tasks: dict[str, Any] = {}
+        self.overall_task: Any = None
 
     def start(self, tool: str, total: int) -> None:
-        self.tasks[tool] = self.progress.add_task(tool, total=total)
+        self._overall_task()
+        self.tracker.start(tool, total)
+        self.tasks[tool] = self.progress.add_task(tool, total=None, unit=self.unit)
+        self._show(tool)
 
     def advance(self, tool: str, steps: int = 1) -> None:
-        if tool in self.tasks:
-            self.progress.advance(self.tasks[tool], steps)
+        if self.tracker.advance(tool, steps) is not None:
+            self._show(tool)
+
+    def phase(self, tool: str, name: str, remaining: int | None = None) -> None:
+        if self.tracker.phase(tool, name, remaining) is not None:
+            self._show(tool)
 
     def done(self, tool: str, summary: str) -> None:
+        self._overall_task()
+        self.tracker.done(tool)
         if tool in self.tasks:
-            task = self.tasks[tool]
-            self.progress.update(task, completed=self.progress.tasks[task].total,
-                                 description=f"{tool}: {summary}")
+            self._show(tool)
+        self.progress.console.print(f"{tool}: {summary}", markup=False, highlight=False,
+                                    soft_wrap=True)
+        self._show_overall()
+
+    def _overall_task(self) -> None:
+        if self.overall_task is None:
+            self.overall_task = self.progress.add_task("overall", total=None, unit=self.unit,
+                                                       visible=False)
+
+    def _show(self, tool: str) -> None:
+        track = self.tracker.tracks[tool]
+        label = f"{tool} · {track.phase}" if track.phase else tool
+        self.progress.update(self.tasks[tool], description=label, total=max(track.total, 1),
+                             completed=track.done)
+        self._show_overall()
+
+    def _show_overall(self) -> None:
+        run = self.tracker.overall()
+        self.progress.update(self.overall_task, total=max(run.total, 1), completed=run.done,
+                             description=f"overall ({run.tools_done}/{run.tools} done)",
+                             visible=run.tools > 1)
+
+
+class PlainReporter:
+    """Whole lines for a pipe or a file, never cut: each tool's start, phases and summary,
+    the run's count and ETA after each tool, and at most every ``every`` seconds between."""
+
+    def __init__(self, stream: IO[str] | None = None, unit: str = "steps",
+                 every: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.unit = unit
+        self.every = every
+        self.tracker = Tracker(clock)
+        self.last = clock()
+
+    def start(self, tool: str, total: int) -> None:
+        self.tracker.start(tool, total)
+        self._line(f"{tool}: started, about {total} {self.unit}")
+
+    def advance(self, tool: str, steps: int = 1) -> None:
+        if self.tracker.advance(tool, steps) is not None and \
+                self.tracker.clock() - self.last >= self.every:
+            self._line(self._run_line())
+
+    def phase(self, tool: str, name: str, remaining: int | None = None) -> None:
+        track = self.tracker.phase(tool, name, remaining)
+        if track is not None:
+            self._line(f"{tool}: {name} ({track.done}/{track.total} {self.unit})")
+
+    def done(self, tool: str, summary: str) -> None:
+        track = self.tracker.done(tool)
+        took = self.tracker.clock() - track.started
+        self._line(f"{tool}: {summary} ({track.done} {self.unit}, {clock_text(took)})")
+        self._line(self._run_line())
+
+    def _run_line(self) -> str:
+        run = self.tracker.overall()
+        return (f"progress: {run.tools_done}/{run.tools} done, {run.done}/{run.total} "
+                f"{self.unit}, {clock_text(run.elapsed)} elapsed, about {clock_text(run.eta)} "
+                "left")
+
+    def _line(self, text: str) -> None:
+        stream = self.stream or sys.stderr
+        stream.write(text + "\n")
+        stream.flush()
+        self.last = self.tracker.clock()
+
+
+class JsonReporter:
+    """One JSON object per line and event: ``{"event": "start|phase|advance|done", "tool",
+    "phase", "done", "total", "unit", "elapsed_s", "eta_s", "run": {...}}`` (``summary`` on
+    done; ``run``: the count, total, tools done and ETA across the tools)."""
+
+    def __init__(self, stream: IO[str] | None = None, unit: str = "steps",
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.unit = unit
+        self.tracker = Tracker(clock)
+        self.lock = threading.Lock()
+
+    def start(self, tool: str, total: int) -> None:
+        self._emit("start", tool, self.tracker.start(tool, total))
+
+    def advance(self, tool: str, steps: int = 1) -> None:
+        track = self.tracker.advance(tool, steps)
+        if track is not None:
+            self._emit("advance", tool, track)
+
+    def phase(self, tool: str, name: str, remaining: int | None = None) -> None:
+        track = self.tracker.phase(tool, name, remaining)
+        if track is not None:
+            self._emit("phase", tool, track)
+
+    def done(self, tool: str, summary: str) -> None:
+        self._emit("done", tool, self.tracker.done(tool), summary=summary)
+
+    def _emit(self, event: str, tool: str, track: Track, **extra: Any) -> None:
+        now = self.tracker.clock()
+        run = self.tracker.overall()
+        eta = track.eta(now)
+        line = {"event": event, "tool": tool, "phase": track.phase or None, "done": track.done,
+                "total": track.total, "unit": self.unit,
+                "elapsed_s": round(now - track.started, 3),
+                "eta_s": round(eta, 1) if eta is not None else None, **extra,
+                "run": {"done": run.done, "total": run.total, "tools_done": run.tools_done,
+                        "tools": run.tools, "elapsed_s": round(run.elapsed, 3),
+                        "eta_s": round(run.eta, 1) if run.eta is not None else None}}
+        with self.lock:
+            stream = self.stream or sys.stderr
+            stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+            stream.flush()
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (or a notebook) as rich sees it."""
+    from rich.console import Console
+
+    probe = Console(stderr=True)
+    return probe.is_terminal or probe.is_jupyter
+
+
+@contextmanager
+def progress_reporter(enabled: bool = True, json_lines: bool = False,
+                      unit: str = "steps") -> Iterator[Reporter]:
+    """The reporter a command shows its progress with, on standard error: JSON lines when
+    ``json_lines`` (whatever ``enabled`` says), else nothing when not ``enabled``, rich bars on
+    a terminal, plain whole lines elsewhere."""
+    if json_lines:
+        yield JsonReporter(unit=unit)
+    elif not enabled:
+        yield NullReporter()
+    elif not stderr_is_terminal():
+        yield PlainReporter(unit=unit)
+    else:
+        with progress_bars() as prog:
+            yield RichReporter(prog, unit)
 
 
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator[Any]:
-    """A rich Progress on standard error (or None when disabled)."""
+    """A rich Progress on standard error (or None when disabled): description, bar, count
+    (with the task's ``unit`` field, if any), elapsed time and time left. Where standard error
+    is no terminal, its one final picture is as wide as its lines (nothing cut)."""
     if not enabled:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True, soft_wrap=True),
+    class CountColumn(ProgressColumn):
+        """``done/total unit``."""
+
+        def render(self, task: Any) -> Text:
+            total = "?" if task.total is None else f"{int(task.total)}"
+            unit = task.fields.get("unit", "")
+            return Text(f"{int(task.completed)}/{total}{' ' + unit if unit else ''}",
+                        style="progress.download")
+
+    console = Console(stderr=True, soft_wrap=True)
+    if not (console.is_terminal or console.is_jupyter):
+        console = Console(stderr=True, soft_wrap=True, width=WIDE)
+    with Progress(TextColumn("{task.description}"), BarColumn(), CountColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console,
                   transient=False) as prog:
         yield prog

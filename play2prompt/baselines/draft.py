@@ -52,7 +52,7 @@ NEXT_SCHEMA = {"type": "string", "maxLength": 200}
 
 
 def tool_budget(config: OptimizeConfig) -> int:
-    """Explore, analyse and rewrite per round."""
+    """Explore, analyse and rewrite per round (LLM calls, when each explores at once)."""
     return 3 * config.draft_rounds
 
 
@@ -170,11 +170,8 @@ class Drafter:
         for rnd in range(eng.config.draft_rounds):
             ex = await self.explore(doc, explored, direction, rnd)
             explored.append(ex)
-            eng.reporter.advance(name)
             suggestions = await self.analyse(doc, ex, rnd)
-            eng.reporter.advance(name)
             new, direction, kept = await self.rewrite(doc, explored, suggestions, rnd)
-            eng.reporter.advance(name)
             eng.store.put_candidate(
                 f"doc-{name}-{METHOD}-{rnd}", tool=name, stage="doc", iteration=rnd,
                 parent=f"doc-{name}-{METHOD}-{rnd - 1}" if rnd else None, state="kept",
@@ -189,7 +186,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     stored = stored_result(engine, tool)
     if stored is not None:
         return stored
-    eng = engine.for_tool(tool.name)
+    eng = engine.for_tool(tool.name, count_calls=True)   # each LLM call moves its progress
     rounds = eng.config.draft_rounds
     eng.reporter.start(tool.name, tool_budget(eng.config))
     doc, explored = await Drafter(tool, eng).run()

@@ -33,7 +33,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     stored = stored_result(engine, tool)
     if stored is not None:
         return stored
-    eng = engine.for_tool(tool.name)
+    eng = engine.for_tool(tool.name, count_calls=True)   # its one LLM call is its progress
     cfg = eng.config
     eng.reporter.start(tool.name, tool_budget(cfg))
     names = list(tool.properties)
@@ -41,7 +41,6 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     (answer,), _ = await chat_json(eng.doc_generator, messages, doc_schema(names),
                                    role="generator", seed=derive_seed(cfg.seed, tool.name, METHOD),
                                    temperature=cfg.temperature, max_tokens=900)
-    eng.reporter.advance(tool.name)
     doc, kept = read_doc(answer, tool.doc, names)
     eng.store.put_candidate(f"doc-{tool.name}-{METHOD}", tool=tool.name, stage="doc",
                             iteration=0, parent=None, state="kept", reward=None,

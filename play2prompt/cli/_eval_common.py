@@ -7,20 +7,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from play2prompt.cli._common import console, console_err, print_json, progress_bars
+from play2prompt.cli._common import console, console_err, print_json
 from play2prompt.evaluation.session import SuiteRequest
 
 
-def execute_eval(request: SuiteRequest, as_json: bool = False) -> Any:
+def execute_eval(request: SuiteRequest, as_json: bool = False,
+                 json_progress: bool = False) -> Any:
     """Run the evaluation; print its tables, or with ``as_json`` its summary.json (and where
-    the results are) as one JSON document on stdout."""
-    from play2prompt.progress import NullReporter, RichReporter
+    the results are) as one JSON document on stdout. ``json_progress``: progress as JSON
+    lines on standard error."""
+    from play2prompt.progress import progress_reporter
 
     request.check()
     for note in request.suite.notes:
         console_err.print(note, highlight=False, markup=False)
-    with progress_bars(not request.quiet) as prog:
-        reporter = RichReporter(prog) if prog is not None else NullReporter()
+    with progress_reporter(not request.quiet, json_progress, unit="queries") as reporter:
         result, out_dir = request.run(reporter)
     if as_json:
         print_json(json_result(out_dir))

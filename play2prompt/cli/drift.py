@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import typer
 
-from play2prompt.cli._common import console, console_err, fmt, progress_bars, table
+from play2prompt.cli._common import console, console_err, fmt, table
 from play2prompt.errors import UserError
 
 drift_app = typer.Typer(help="Simulate tool drift (for evaluation).", no_args_is_help=True)
@@ -98,11 +98,10 @@ def refresh_command(
     """A new run that re-optimizes only the tools that drifted since RUN, starting from the
     facts still true; the others' results are copied without an LLM call."""
     from play2prompt.drift.refresh import refresh
-    from play2prompt.progress import NullReporter, RichReporter
+    from play2prompt.progress import progress_reporter
 
     default, by_tool = _matches(match)
-    with progress_bars(not quiet and not as_json) as prog:
-        reporter = RichReporter(prog) if prog is not None else NullReporter()
+    with progress_reporter(not quiet and not as_json, unit="calls") as reporter:
         outcome = refresh(run, tools_file, runs_dir=runs_dir, run_id=run_id,
                           generator=generator, task_model=task_model,
                           doc_generator=doc_generator, reporter=reporter, match=default,

@@ -33,7 +33,10 @@ def tools_command(
     only: Optional[list[str]] = typer.Option(
         None, "--tools", metavar="NAME,...",
         help="only these tools, and the queries whose calls use only them"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bars"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress display"),
+    json_progress: bool = typer.Option(
+        False, "--json-progress", help="progress as one JSON object per line and event on "
+                                       "standard error, no bars"),
     as_json: bool = typer.Option(False, "--json",
                                  help="print the results (summary.json) as one JSON document "
                                       "instead of tables"),
@@ -59,4 +62,5 @@ def tools_command(
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,
                               seed=seed, limit=limit, temperature=temperature, out=out,
                               runs_dir=runs_dir, quiet=quiet, max_concurrency=max_concurrency,
-                              oracle=oracle, allow_side_effects=allow), as_json=as_json)
+                              oracle=oracle, allow_side_effects=allow), as_json=as_json,
+                 json_progress=json_progress)

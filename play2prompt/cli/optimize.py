@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from play2prompt.cli._common import console, console_err, fmt, progress_bars, table
+from play2prompt.cli._common import console, console_err, fmt, table
 from play2prompt.errors import UserError
 
 
@@ -84,7 +84,10 @@ def optimize_command(
     run_id: Optional[str] = typer.Option(None, help="name of the new run"),
     resume: Optional[str] = typer.Option(None, help="continue this run from its store"),
     metaprompts: Optional[Path] = typer.Option(None, help="folder overriding meta-prompts"),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress display"),
+    json_progress: bool = typer.Option(
+        False, "--json-progress", help="progress as one JSON object per line and event on "
+                                       "standard error (start, phase, advance, done), no bars"),
 ) -> None:
     """Optimize tool documentation and find verified demonstrations."""
     from rich.markup import escape
@@ -92,7 +95,7 @@ def optimize_command(
     from play2prompt.config import preset
     from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
-    from play2prompt.progress import NullReporter, RichReporter
+    from play2prompt.progress import progress_reporter
     from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
 
     if recompute and not resume:
@@ -139,8 +142,7 @@ def optimize_command(
             console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
     elif tools_file is not None:     # the run's own tools; run from this file's folder
         base_dir = tools_file.resolve().parent
-    with progress_bars(not quiet) as prog:
-        reporter = RichReporter(prog) if prog is not None else NullReporter()
+    with progress_reporter(not quiet, json_progress, unit="calls") as reporter:
         result = optimize(loaded, generator=generator, task_model=task_model,
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,

@@ -21,7 +21,7 @@ import asyncio
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -369,23 +369,29 @@ class LM(ABC):
             self.log.put_failure(key, model=self.model_id, role=request.role, request=request,
                                  error=error)
 
-    def tagged(self, tag: str) -> TaggedLM:
-        """A view of this LM whose calls are logged with ``tag`` (e.g. a tool name)."""
-        return TaggedLM(self, tag)
+    def tagged(self, tag: str, on_call: Callable[[], None] | None = None) -> TaggedLM:
+        """A view of this LM whose calls are logged with ``tag`` (e.g. a tool name);
+        ``on_call`` is called after each of its requests is answered (progress counts)."""
+        return TaggedLM(self, tag, on_call)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model_id!r})"
 
 
 class TaggedLM:
-    """A view of an LM that tags every request it forwards (for per-tool accounting)."""
+    """A view of an LM that tags every request it forwards (for per-tool accounting) and,
+    given ``on_call``, calls it once each request is answered (from the log or the backend)."""
 
-    def __init__(self, inner: LM, tag: str) -> None:
+    def __init__(self, inner: LM, tag: str, on_call: Callable[[], None] | None = None) -> None:
         self.inner = inner
         self.tag = tag
+        self.on_call = on_call
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        return await self.inner.chat(replace(request, tag=self.tag))
+        response = await self.inner.chat(replace(request, tag=self.tag))
+        if self.on_call is not None:
+            self.on_call()
+        return response
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -3,6 +3,8 @@
 An analytic upper bound (every play uses its whole try budget, every query its redraws, every
 rewrite its retries, no request is served from the log or shared); a run usually makes far
 fewer. ``bench/bench_optimize.py`` prints it next to measured counts for the presets.
+:func:`expected_calls` is the typical count per phase, the estimate progress displays start
+from.
 """
 
 from __future__ import annotations
@@ -64,3 +66,39 @@ def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     doc_calls = (scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
                  + demo_counts * hold)
     return CallBound(candidates, play_calls, refine_calls, scored, doc_calls, fact_calls)
+
+
+def expected_calls(config: OptimizeConfig, llm_grading: bool = False) -> dict[str, int]:
+    """The LLM requests one tool's phases typically take, for progress (a run re-estimates as
+    each phase begins, from what it then knows; :func:`call_bound` is the most they can take):
+    ``play`` (the example search's initial population, its plays and their requests),
+    ``examples`` (its expansion rounds), ``fact tests``, ``docs`` and ``demos``."""
+    grade = 1 if llm_grading else 0
+    task = 1 if config.lam > 0 else 0
+    tries = (config.max_tries + 1) // 2      # a play often works before its last try
+    per_candidate = tries * (1 + grade) + config.n_e * (3 + grade + task)  # m3, re-read, m6
+    ex = config.examples
+    examples = ex.budget() + config.fact_tests
+    hold = 0 if examples < 3 else max(1, round(config.holdout * examples))
+    return {"play": ex.width * per_candidate,
+            "examples": (ex.budget() - ex.width) * per_candidate,
+            "fact tests": config.fact_tests * (2 + task),
+            "docs": doc_calls(config, examples - hold, hold),
+            "demos": demo_calls(config, examples - hold, hold)}
+
+
+def doc_calls(config: OptimizeConfig, train: int, hold: int) -> int:
+    """The LLM requests Step 2 typically takes with ``train`` and ``hold`` examples."""
+    if not config.optimize_docs or not train or not hold:
+        return 0
+    docs, batch = config.docs, min(config.doc_batch, train)
+    rewrites = docs.budget() if docs.method == "mc" else docs.depth * docs.width * docs.expand
+    scored = rewrites + (2 if config.evidence_notes else 1)    # + D0 (+ the facts doc)
+    return scored * batch + 2 * rewrites + 2 * hold            # m8 + m7 per rewrite
+
+
+def demo_calls(config: OptimizeConfig, train: int, hold: int) -> int:
+    """The LLM requests demo selection typically takes: held-out accuracy with 0, 1 and k
+    demos, and m4's answer per demo shipped."""
+    counts = 3 if config.choose_demo_count and hold else 0
+    return counts * hold + min(config.demos_per_tool, train)

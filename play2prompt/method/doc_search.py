@@ -289,7 +289,6 @@ async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
                          "kind": node.item.kind,
                          "accuracy": space.evals[node.item.key].accuracy,
                          "failures": space.evals[node.item.key].failures[:5]})
-        engine.reporter.advance(tool.name, len(new) or 1)
 
     stopped_early = False
     if settings.method == "mc":

@@ -23,7 +23,7 @@ m5 and m6 see it too; :attr:`ExampleSpace.current` is the tool as of the latest 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -290,10 +290,12 @@ class ExampleSpace:
         return str(r["reflection"]).strip() if r else ""
 
 
-async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None
+async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None,
+                          after_iteration: Callable[[int], None] | None = None
                           ) -> tuple[SearchResult[Example], ExampleSpace]:
     """Run Step 1 for ``tool`` and log every candidate in the store. ``known``: facts play
-    starts from (a refreshed run's, re-probed against the tool as it is now)."""
+    starts from (a refreshed run's, re-probed against the tool as it is now);
+    ``after_iteration`` is told each iteration that ended (the caller's progress)."""
     space = ExampleSpace(tool, engine, known)
     settings = engine.config.examples
 
@@ -307,7 +309,8 @@ async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = N
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload=node.item.to_dict())
         await space.end_iteration(new)
-        engine.reporter.advance(tool.name, len(new) or 1)
+        if after_iteration is not None:
+            after_iteration(iteration)
 
     if settings.method == "mc":
         result = await monte_carlo_search(space, width=settings.width, budget=settings.budget(),
