@@ -48,6 +48,7 @@ from play2prompt.store.runs import (
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import parse_tools
 from play2prompt.tools.model import Tool
+from play2prompt.tools.preflight import check_tools_start
 from play2prompt.tools.runtime import ToolRuntime
 from play2prompt.tools.transform import drop_param_descriptions
 
@@ -187,6 +188,24 @@ def optimize(
         run.lock.release()
 
 
+def _check_tools_start(run: _Opened, exec_ctx: ExecContext | None) -> None:
+    """Before the first LLM call: every tool still to optimize can start (its command, module,
+    server or database: :mod:`play2prompt.tools.preflight`), else the run fails on one line."""
+    todo = [t for t in run.tools if run.store.get_result(t.name) is None]
+    ctx = exec_ctx or ExecContext(base_dir=run.base_dir or Path.cwd())
+    try:
+        check_tools_start(todo, ctx)
+    except UserError as exc:
+        run_id = run.store.get_meta(Meta.RUN_ID)
+        run.store.set_meta(Meta.STATUS, Status.FAILED)
+        run.store.set_meta(Meta.ERROR, str(exc)[:1000])
+        raise UserError(f"{exc} (run {run_id!r} is saved: once fixed, continue it with "
+                        f"--resume {run_id})") from None
+    finally:
+        if ctx is not exec_ctx:
+            ctx.close()
+
+
 def _prepare(store: RunStore, prepare: Callable[[RunStore], None]) -> None:
     try:
         prepare(store)
@@ -203,6 +222,7 @@ def _optimize(run: _Opened, metaprompts_dir: str | Path | None, reporter: Report
     if recompute:
         store.clear_results()
     store.set_meta(Meta.STATUS, Status.RUNNING)
+    _check_tools_start(run, exec_ctx)
     calibration = run_calibration(store, config, run.gen, metaprompts_dir)
     engine = build_engine(tools, store, config, generator=run.gen, task_model=run.task,
                           doc_generator=run.docgen, metaprompts_dir=metaprompts_dir,

@@ -27,6 +27,7 @@ from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.serve.jsonrpc import CheckedReadStream
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.preflight import check_tools_start
 from play2prompt.tools.runtime import ToolRuntime
 
 DEMO_MODES = ("resources", "description", "none")
@@ -191,31 +192,6 @@ async def _serve_stdio(server: Any) -> None:
     async with stdio_server() as (read_stream, write_stream):
         checked = CheckedReadStream(read_stream, write_stream)  # malformed lines answered
         await server.run(checked, write_stream, server.create_initialization_options())
-
-
-def check_tools_start(tools: Sequence[Tool], ctx: ExecContext) -> None:
-    """Before saying it is ready: every Python tool's module loads (in a worker, never here:
-    what it prints at import cannot reach the JSON-RPC stream) and every MCP server the tools
-    call starts and answers. One line naming the tool otherwise."""
-    from play2prompt.tools.executors._base import ToolCallError, executor_kind
-    from play2prompt.tools.executors.mcp import ServerSpec, connection
-    from play2prompt.tools.loading import check_tool_executors
-
-    check_tool_executors(tools, ctx.base_dir)
-    started: set[str] = set()
-    for tool in tools:
-        if executor_kind(tool.executor, tool.name) != "mcp":
-            continue
-        server = ServerSpec.from_conf(tool.executor["mcp"], ctx.base_dir,  # type: ignore[index]
-                                      f"tool {tool.name!r}: executor 'mcp'")
-        if server.key in started:
-            continue
-        conn = connection(ctx, server)
-        try:
-            conn.run(conn.session(), server.start_timeout + 5)
-        except ToolCallError as exc:
-            raise UserError(f"tool {tool.name!r}: {exc}") from None
-        started.add(server.key)
 
 
 def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",

@@ -54,16 +54,39 @@ def _optimize(tools: Path, runs: Path, *extra: str) -> list[str]:
             str(runs), "-q", "--no-llm-grading", *extra]
 
 
+def _status(runs: Path) -> str:
+    (db,) = runs.glob("*/run.db")
+    with sqlite3.connect(db) as conn:
+        return json.loads(conn.execute("SELECT value FROM meta WHERE key = 'status'")
+                          .fetchone()[0])
+
+
 def test_a_command_that_does_not_exist_fails_in_one_line_within_ten_llm_calls(
         tmp_path, capsys):
+    """A first run (no calibration cached, LLM grading on: calibrating alone costs 14 calls):
+    the tool's server is started before any LLM call, and the run stops there."""
     pytest.importorskip("mcp")
     tools = _tools_file(tmp_path, {"mcp": {"command": "no-such-command-p2p", "args": []}})
-    code = main(_optimize(tools, tmp_path / "runs"))
+    argv = _optimize(tools, tmp_path / "runs")
+    argv.remove("--no-llm-grading")
+    code = main(argv)
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1, err
-    assert "cannot run tool 'wait_for'" in err and "command not found" in err
+    assert "cannot run tool 'wait_for': cannot start MCP server" in err \
+        and "command not found" in err
     assert "fix: check the executor's command" in err and "--resume" in err
     assert _llm_calls(tmp_path / "runs") < 10
+    assert _status(tmp_path / "runs") == "failed"
+
+
+def test_a_tool_that_rejects_every_value_is_not_stopped_before_it_runs(tmp_path, capsys):
+    (tmp_path / "picky.py").write_text("def wait_for(city: str):\n"
+                                       "    raise ValueError('city must be a capital')\n")
+    tools = _tools_file(tmp_path, {"python": "picky.py:wait_for"})
+    code = main(_optimize(tools, tmp_path / "runs", "--no-docs"))
+    err = capsys.readouterr().err
+    assert code == 0 and "cannot run tool" not in err, err
+    assert _status(tmp_path / "runs") == "done"
 
 
 def test_a_tool_that_dies_every_time_stops_its_optimization(tmp_path, capsys):

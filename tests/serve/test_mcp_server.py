@@ -201,7 +201,8 @@ def test_p2p_mcp_checks_its_tools_start_before_it_is_ready(tmp_path):
     replies, proc = _raw_session(tmp_path, [], tools_file)
     err = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and replies == [] and "ready" not in proc.stderr
-    assert err[-1].startswith("error: tool ") and "no-such-command-p2p" in err[-1]
+    assert err[-1].startswith("error: cannot run tool 'convert_units': cannot start MCP server")
+    assert "no-such-command-p2p" in err[-1] and "fix: check the executor's command" in err[-1]
 
 
 def test_a_module_printing_at_import_leaves_the_json_rpc_stream_clean(tmp_path):
