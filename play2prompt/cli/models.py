@@ -41,8 +41,9 @@ def list_command(ctx: typer.Context,
         if line:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     if not any(s.bench for s in statuses):
-        console.print(f"speed: not measured here yet (python bench/bench_models.py writes "
-                      f"{bench_file()})", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"speed: not measured here yet (bench/bench_models.py of a source "
+                      f"checkout measures it and writes {bench_file()})", markup=False,
+                      highlight=False, soft_wrap=True)
 
 
 def _state(status: ModelStatus) -> str:

@@ -7,23 +7,23 @@ to it (a model named twice is built once); the execution contexts it hands out. 
 done are read back from its store instead of redone (``RunStore.get_eval_item`` with the
 fingerprint of what produced the record).
 
-:func:`run_evaluation` evaluates a suite baseline vs optimized. The evaluation's folder
-(``runs/eval-<suite>-<hash>/`` unless ``out_dir`` is given) holds its run store (``run.db``:
-every LLM call, every tool execution, every item's record) and its outputs. The hash covers
-everything that changes an item's answer (task model, mode, temperature, seed, prompts,
-variant, demos, dropout), so running the same command again resumes a killed evaluation and a
-larger ``limit`` reuses the items already done.
+:func:`run_evaluation` (``await evaluate_async`` in an event loop) evaluates a suite baseline
+vs optimized. The evaluation's folder (``runs/eval-<suite>-<hash>/`` unless ``out_dir`` is
+given) holds its run store (``run.db``: every LLM call, every tool execution, every item's
+record) and its outputs. The hash covers everything that changes an item's answer (task
+model, mode, temperature, seed, prompts, variant, demos, dropout), so running the same command
+again resumes a killed evaluation and a larger ``limit`` reuses the items already done.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from play2prompt.aio import run_sync
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalSuite, sides_for
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
@@ -174,7 +174,18 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
                    settings: EvalSettings | None = None, *, lm: LM | None = None,
                    runs_dir: Path | None = None, out_dir: Path | None = None,
                    reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
-    """Evaluate ``suite`` and write the outputs; returns the result and the output folder."""
+    """Evaluate ``suite`` and write the outputs; returns the result and the output folder.
+    :func:`evaluate_async` run to completion (in an event loop, ``await`` that instead)."""
+    return run_sync(evaluate_async(suite, options, settings, lm=lm, runs_dir=runs_dir,
+                                   out_dir=out_dir, reporter=reporter))
+
+
+async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
+                         settings: EvalSettings | None = None, *, lm: LM | None = None,
+                         runs_dir: Path | None = None, out_dir: Path | None = None,
+                         reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
+    """:func:`run_evaluation`, awaitable: the items are evaluated in the caller's event loop
+    (a Jupyter cell, an ``async def`` web handler)."""
     from play2prompt.evaluation.report import summary_for_store, write_outputs
     from play2prompt.results import load_run_result
 
@@ -197,7 +208,7 @@ def run_evaluation(suite: EvalSuite, options: EvalOptions | None = None,
                               options.allow_side_effects)
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         start = time.perf_counter()
-        result = asyncio.run(evaluator.run(sides))
+        result = await evaluator.run(sides)
         speed = lm_speed(task)
         session.store.set_meta(Meta.LAST_STATS, {
             "wall_s": round(time.perf_counter() - start, 2),

@@ -1,6 +1,7 @@
 """A read-only HTTP API over finished runs (FastAPI).
 
-Routes (every error is JSON ``{"error": "..."}``, unknown names answer 404):
+Routes (every error is JSON ``{"error": "..."}``, unknown names answer 404; the OpenAPI
+document at ``/openapi.json`` gives each route's bodies, :mod:`play2prompt.serve.schemas`):
 
 - ``GET /health``: liveness and the mounted runs.
 - ``GET /v1/runs``, ``GET /v1/runs/{run_id}``: run summaries (config, stats, per-tool outcome).
@@ -24,6 +25,14 @@ from starlette.exceptions import HTTPException
 
 from play2prompt.emit import ExportOptions, JsonExporter, available_exporters, get_exporter
 from play2prompt.results import RunResult, ToolResult
+from play2prompt.serve.schemas import (
+    Health,
+    RunList,
+    RunSummary,
+    ToolDetail,
+    ToolsDocument,
+    errors,
+)
 
 
 class _NotFound(Exception):
@@ -90,29 +99,46 @@ def _install_error_handlers(app: FastAPI) -> None:
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "query")
         return _error(422, f"{where}: {first.get('msg', 'invalid request')}")
 
+    @app.exception_handler(Exception)
+    async def internal_error(_: Request, exc: Exception) -> JSONResponse:
+        return _error(500, f"internal error ({type(exc).__name__}; see the server's log)")
+
+
+def _tools_content() -> dict[str, Any]:
+    """``/v1/tools``' 200: a JSON document for the JSON formats, text for the others."""
+    text = sorted({get_exporter(f).media_type for f in available_exporters()
+                   if not isinstance(get_exporter(f), JsonExporter)})
+    return {"model": ToolsDocument,
+            "description": "The tools in the format asked for (JSON formats as JSON, the "
+                           "others as text)",
+            "content": {media: {"schema": {"type": "string"}} for media in text}}
+
 
 def create_app(runs: Sequence[RunResult]) -> FastAPI:
     """The read-only API over ``runs`` (the first one is the default)."""
     mounted = _Runs(runs)
+    formats = ", ".join(available_exporters())
     app = FastAPI(title="play2prompt", version="1", summary="Optimized tool docs and demos")
     _install_error_handlers(app)
 
-    @app.get("/health")
+    @app.get("/health", response_model=Health, responses=errors())
     def health() -> dict[str, Any]:
         return {"status": "ok", "runs": list(mounted.by_id)}
 
-    @app.get("/v1/runs")
+    @app.get("/v1/runs", response_model=RunList, responses=errors())
     def list_runs() -> dict[str, Any]:
         return {"runs": [run_summary(r) for r in mounted.by_id.values()]}
 
-    @app.get("/v1/runs/{run_id}")
+    @app.get("/v1/runs/{run_id}", response_model=RunSummary, responses=errors(404, 422))
     def get_run(run_id: str) -> dict[str, Any]:
         return run_summary(mounted.get(run_id))
 
-    @app.get("/v1/tools")
-    def get_tools(format: str = "openai", run: str | None = None,
-                  demos: int | None = Query(None, ge=0), demos_inline: bool = False,
-                  original: bool = False, sidecar: bool = False) -> Response:
+    @app.get("/v1/tools", response_class=JSONResponse, responses={
+        **errors(400, 404, 422), 200: _tools_content()})
+    def get_tools(format: str = Query("openai", description=f"export format: {formats}"),
+                  run: str | None = None, demos: int | None = Query(None, ge=0),
+                  demos_inline: bool = False, original: bool = False,
+                  sidecar: bool = False) -> Response:
         if format not in available_exporters():
             raise _NotFound(f"unknown format {format!r} "
                             f"(known: {', '.join(available_exporters())})", 400)
@@ -128,7 +154,7 @@ def create_app(runs: Sequence[RunResult]) -> FastAPI:
             return JSONResponse(exporter.document(result, options))
         return PlainTextResponse(exporter.export(result, options), media_type=exporter.media_type)
 
-    @app.get("/v1/tools/{name}")
+    @app.get("/v1/tools/{name}", response_model=ToolDetail, responses=errors(404, 422))
     def get_tool(name: str, run: str | None = None) -> dict[str, Any]:
         result = mounted.get(run)
         if name not in result.tools:

@@ -215,3 +215,17 @@ def test_only_tools_keeps_their_queries(example_tools):
     assert all(set(item.tools) <= {"convert_units", "body_mass_index"} for item in kept.items)
     with pytest.raises(UserError, match="no tool named nope"):
         only_tools(example_tools, loaded, ["nope"])
+
+
+def test_eval_help_documents_the_tools_file_form_and_a_typo_is_one_line(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["eval", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "p2p eval [OPTIONS] TOOLS.json|BENCHMARK [ARGS]..." in out
+    assert "p2p eval TOOLS.json --queries FILE" in out and "p2p eval tools --help" in out
+    assert main(["eval", "bcfl"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: no benchmark 'bcfl' and no such file (commands: tools, bfcl")
+    assert len(err.splitlines()) == 1
+    assert main(["eval", "missing.json", "--queries", "q.jsonl"]) == 2   # a file: as before
+    assert "missing.json: no such file" in capsys.readouterr().err

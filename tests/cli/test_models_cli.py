@@ -70,7 +70,7 @@ def test_models_lists_state_and_measured_speed(tmp_path, capsys, fake_catalogue)
     assert "missing 1/3" in broken
     assert ("broken: pip install --no-deps cli-gap-part2==1.0 (or the extra "
             "play2prompt[fake-cli_gap_part])") in out
-    assert "not measured here yet" in out
+    assert "not measured here yet (bench/bench_models.py of a source checkout" in out
 
     code, path, _ = run(capsys, "models", "assemble", "good")
     assert code == 0 and path.strip() == str(tmp_path / "models" / "fake-cli_good_part.gguf")

@@ -229,3 +229,33 @@ def test_a_play2prompt_model_serves_dspy_with_a_schema_per_predictor():
     assert loan["properties"]["next_tool_args"]["required"] == ["principal", "annual_rate"]
     assert finish["properties"]["next_tool_name"] == {"const": "finish"}
     assert fake.requests[-1].json_schema["required"] == ["reasoning", "answer"]
+
+
+def test_p2p_optimizer_compiles_a_react_program_like_a_dspy_teleprompter(tmp_path):
+    from play2prompt.integrations.dspy import P2POptimizer
+
+    agent = _agent()
+    original = str(agent.tools["loan_payment"])
+    config = preset("quick", seed=3, tool_timeout=0.5, choose_demo_count=False)
+    optimizer = P2POptimizer(generator=_player(), task_model=_ReadsTheDoc(
+        {}, adapter=dspy.JSONAdapter()), config=config, runs_dir=tmp_path)
+    assert isinstance(optimizer, dspy.teleprompt.Teleprompter)
+    compiled = optimizer.compile(agent, trainset=[], run_id="compiled")
+    # the student is untouched; the compiled copy carries the docs and the demos
+    assert compiled is not agent and compiled._compiled and not agent.react.demos
+    assert str(agent.tools["loan_payment"]) == original
+    run = optimizer.last_result.run
+    assert run.run_dir == tmp_path / "compiled" and optimizer.get_params()["demos_per_tool"] == 1
+    loan = compiled.tools["loan_payment"]
+    assert loan.desc == run.tools["loan_payment"].doc.description != "Loan calculator."
+    assert str(loan) in compiled.react.signature.instructions
+    assert compiled.react.demos == list(optimizer.last_result.demos["self"])
+    runner = dspy.utils.DummyLM([{"next_thought": "t", "next_tool_name": "finish",
+                                  "next_tool_args": {}}, {"reasoning": "r", "answer": "a"}])
+    with dspy.context(lm=runner):
+        assert compiled(question="What do I pay?").answer == "a"
+    assert json.dumps(loan.desc)[1:-1] in json.dumps(runner.history[0]["messages"])
+    # inplace: the student itself, from the stored run (every call logged: nothing redone)
+    again = P2POptimizer(generator=_player(), config=config, runs_dir=tmp_path)
+    assert again.compile(agent, inplace=True, resume="compiled") is agent
+    assert agent.tools["loan_payment"].desc == loan.desc

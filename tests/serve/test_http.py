@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -87,3 +89,67 @@ def test_errors_are_json(client, path, params, status, message):
 def test_read_only(client):
     assert client.post("/v1/tools", json={}).status_code == 405
     assert client.delete("/v1/runs/first").status_code == 405
+
+
+def _declared(openapi, template, status, media_type):
+    """The body schema the OpenAPI document declares (its components alongside, for $ref)."""
+    responses = openapi["paths"][template]["get"]["responses"]
+    assert str(status) in responses, f"{template}: {status} not declared ({list(responses)})"
+    content = responses[str(status)]["content"]
+    assert media_type in content, f"{template} {status}: {media_type} not in {list(content)}"
+    return {**content[media_type]["schema"], "components": openapi["components"]}
+
+
+@pytest.mark.parametrize("template, path, params, status", [
+    ("/health", "/health", {}, 200),
+    ("/v1/runs", "/v1/runs", {}, 200),
+    ("/v1/runs/{run_id}", "/v1/runs/second", {}, 200),
+    ("/v1/runs/{run_id}", "/v1/runs/third", {}, 404),
+    ("/v1/tools", "/v1/tools", {}, 200),
+    ("/v1/tools", "/v1/tools", {"format": "mcp", "demos": 1}, 200),
+    ("/v1/tools", "/v1/tools", {"sidecar": "true"}, 200),
+    ("/v1/tools", "/v1/tools", {"format": "markdown"}, 200),
+    ("/v1/tools", "/v1/tools", {"format": "python"}, 200),
+    ("/v1/tools", "/v1/tools", {"format": "yaml"}, 400),
+    ("/v1/tools", "/v1/tools", {"format": "mcp", "sidecar": "true"}, 400),
+    ("/v1/tools", "/v1/tools", {"run": "third"}, 404),
+    ("/v1/tools", "/v1/tools", {"demos": -1}, 422),
+    ("/v1/tools", "/v1/tools", {"demos": "many"}, 422),
+    ("/v1/tools/{name}", "/v1/tools/get-forecast", {}, 200),
+    ("/v1/tools/{name}", "/v1/tools/nope", {}, 404),
+    ("/v1/tools/{name}", "/v1/tools/loan_payment", {"run": "third"}, 404),
+])
+def test_every_answer_matches_the_openapi_document(client, template, path, params, status):
+    jsonschema = pytest.importorskip("jsonschema")
+    openapi = client.app.openapi()
+    reply = client.get(path, params=params)
+    assert reply.status_code == status
+    media_type = reply.headers["content-type"].split(";")[0]
+    schema = _declared(openapi, template, status, media_type)
+    body = reply.json() if media_type == "application/json" else reply.text
+    jsonschema.validate(body, schema)
+
+
+def test_the_openapi_document_declares_its_own_error_shape_only(client):
+    openapi = client.app.openapi()
+    assert "HTTPValidationError" not in json.dumps(openapi)
+    for template, item in openapi["paths"].items():
+        for status, response in item["get"]["responses"].items():
+            if status.startswith(("4", "5")):
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (template, status)
+    assert openapi["components"]["schemas"]["ErrorBody"]["required"] == ["error"]
+
+
+def test_an_internal_error_is_json_as_declared(runs, monkeypatch):
+    jsonschema = pytest.importorskip("jsonschema")
+
+    def broken(run):
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr("play2prompt.serve.http.run_summary", broken)
+    with TestClient(create_app(list(runs)), raise_server_exceptions=False) as c:
+        reply = c.get("/v1/runs/first")
+        schema = _declared(c.app.openapi(), "/v1/runs/{run_id}", 500, "application/json")
+    assert reply.status_code == 500 and "secret" not in reply.text
+    jsonschema.validate(reply.json(), schema)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from play2prompt.config import preset
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.calibration import Calibration, calibration_cases
@@ -43,15 +45,15 @@ def test_second_run_spends_no_call_on_calibration(tmp_path):
     from play2prompt.store.db import RunStore
 
     s1 = RunStore(tmp_path / "a" / "run.db")
-    found = run_calibration(s1, config, first, None)
+    found = asyncio.run(run_calibration(s1, config, first, None))
     assert first.stats.calls > 0
     second = Fingerprinted(fill_schema=True)
     s2 = RunStore(tmp_path / "b" / "run.db")
-    again = run_calibration(s2, config, second, None)
+    again = asyncio.run(run_calibration(s2, config, second, None))
     assert second.stats.calls == 0 and again == found
     # a model nobody can identify is calibrated every time
     plain = FakeLM(fill_schema=True)
-    run_calibration(RunStore(tmp_path / "c" / "run.db"), config, plain, None)
+    asyncio.run(run_calibration(RunStore(tmp_path / "c" / "run.db"), config, plain, None))
     assert plain.stats.calls > 0
     s1.close()
     s2.close()

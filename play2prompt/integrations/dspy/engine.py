@@ -12,11 +12,10 @@ Function calling is declared supported (native or emulated by the play2prompt ba
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from typing import Any
 
+from play2prompt.aio import run_sync
 from play2prompt.errors import require
 from play2prompt.lm._base import LM, ChatRequest, ChatResponse
 from play2prompt.lm.registry import make_lm
@@ -36,7 +35,7 @@ class Play2PromptEngine:
 
     def complete(self, request: Any) -> Any:
         chat = to_chat_request(request, self.seed)
-        return to_lm15_response(_run(self.lm.chat(chat)), self.lm.model_id)
+        return to_lm15_response(run_sync(self.lm.chat(chat)), self.lm.model_id)
 
     def stream(self, request: Any) -> Any:
         from dspy.lm15 import response_to_events
@@ -63,28 +62,6 @@ class AsyncPlay2PromptEngine:
 
     async def aclose(self) -> None:
         self.sync.close()
-
-
-def _run(coro: Any) -> Any:
-    """Run ``coro`` to completion from synchronous code, also under a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["out"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["exc"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join()
-    if "exc" in box:
-        raise box["exc"]
-    return box["out"]
 
 
 def dspy_lm(model: LM | str = "embedded", *, name: str | None = None, seed: int = 0,

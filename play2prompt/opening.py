@@ -1,0 +1,157 @@
+"""Opening a run for :func:`play2prompt.optimize.optimize`: a new one (its models built first,
+then its folder created and what a resume needs recorded) or a resumed one (the tools, config,
+model specs and folder it recorded), locked for this process either way.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from play2prompt.config import OptimizeConfig, preset
+from play2prompt.errors import UserError
+from play2prompt.lm._base import LM
+from play2prompt.lm.registry import LMPool
+from play2prompt.store.db import DB_NAME, RunStore
+from play2prompt.store.lock import RunLock
+from play2prompt.store.meta import EVAL_KIND, Meta
+from play2prompt.store.runs import (
+    check_run_id,
+    create_run,
+    default_runs_dir,
+    new_run_id,
+    resolve_run,
+    unfinished_hint,
+)
+from play2prompt.tools.loading import parse_tools
+from play2prompt.tools.model import Tool
+from play2prompt.tools.transform import drop_param_descriptions
+
+
+@dataclass
+class Opened:
+    """A run ready to start: its store (locked for this process), what it optimizes, with what."""
+
+    store: RunStore
+    lock: RunLock
+    tools: list[Tool]
+    config: OptimizeConfig
+    pool: LMPool
+    gen: LM
+    task: LM
+    docgen: LM
+    models: dict[str, Any]       # the specs (or LM objects) as given or recorded
+    base_dir: Path | None
+
+
+def _models(pool: LMPool, generator: str | LM, task_model: str | LM | None,
+            doc_generator: str | LM | None) -> tuple[LM, LM, LM]:
+    gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
+        generator)
+    return gen, _resolve(pool, task_model, gen), _resolve(pool, doc_generator, gen)
+
+
+def open_optimization(tools: Sequence[Tool] | None, generator: str | LM,
+                      task_model: str | LM | None, doc_generator: str | LM | None,
+                      config: OptimizeConfig | None, runs_dir: Path | None, run_id: str | None,
+                      resume: str | None, label: str, base_dir: Path | None) -> Opened:
+    """Lock and open the resumed run; or build the models and only then create the new run's
+    folder (a bad model spec leaves nothing behind)."""
+    if resume:
+        run_dir = resolve_run(resume, runs_dir)
+        lock = RunLock.acquire(run_dir)
+        try:
+            store = RunStore(run_dir / DB_NAME)
+            limits = config.max_concurrency if config is not None else None
+            tools, config, generator, task_model, base_dir = _resumed(store, generator,
+                                                                      task_model, base_dir)
+            if limits is not None:  # how hard to push the backends may change between sessions
+                config = replace(config, max_concurrency=limits)
+            pool = LMPool(log=store, max_concurrency=config.max_concurrency)
+            gen, task, docgen = _models(pool, generator, task_model, doc_generator)
+        except BaseException:
+            lock.release()
+            raise
+    else:
+        if not tools:
+            raise ValueError("optimize() needs tools or resume=")
+        run_id = check_run_id(run_id) if run_id else new_run_id(label)
+        config = config or preset("default")
+        tools = drop_param_descriptions(tools, config.drop_param_desc, config.seed)
+        pool = LMPool(max_concurrency=config.max_concurrency)
+        gen, task, docgen = _models(pool, generator, task_model, doc_generator)
+        store, lock = _create(Path(runs_dir or default_runs_dir()), label, run_id)
+        try:
+            _record_start(store, config, tools, generator, task_model, gen, task, base_dir)
+        except BaseException:
+            lock.release()
+            raise
+        pool.attach(store)
+    models = {"generator": generator, "task_model": task_model, "doc_generator": doc_generator}
+    return Opened(store, lock, list(tools), config, pool, gen, task, docgen, models, base_dir)
+
+
+def _create(runs_dir: Path, label: str, run_id: str) -> tuple[RunStore, RunLock]:
+    """The new run's store, its folder locked by this process."""
+    run_dir = runs_dir / run_id
+    existed = run_dir.exists()
+    lock = RunLock.acquire(run_dir)
+    try:
+        return create_run(runs_dir, label, run_id), lock
+    except BaseException:
+        lock.release()
+        if not existed:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _record_start(store: RunStore, config: OptimizeConfig, tools: Sequence[Tool],
+                  generator: str | LM, task_model: str | LM | None, gen: LM, task: LM,
+                  base_dir: Path | None) -> None:
+    """What a resumed run needs: config, tools, model specs, base folder."""
+    store.set_meta(Meta.CONFIG, config.to_dict())
+    store.set_meta(Meta.TOOLS, {"tools": [t.to_dict() for t in tools]})
+    gen_spec = generator if isinstance(generator, str) else gen.model_id
+    task_spec = task_model if isinstance(task_model, str) else (
+        task.model_id if task_model is not None else gen_spec)
+    store.set_meta(Meta.MODELS, {"generator": gen_spec, "task_model": task_spec})
+    store.set_meta(Meta.BASE_DIR, str(Path(base_dir or Path.cwd()).resolve()))
+
+
+def _resumed(store: RunStore, generator: Any, task_model: Any, base_dir: Path | None
+             ) -> tuple[list[Tool], OptimizeConfig, Any, Any, Path]:
+    """What a resumed run was started with: its tools, config and model specs (live LM
+    objects passed by the caller win over the recorded specs)."""
+    meta = store.run_meta()
+    if meta.kind == EVAL_KIND or not (meta.config and meta.tools):
+        raise UserError(f"{unfinished_hint(store.run_dir)} (nothing to resume)")
+    config = OptimizeConfig.from_dict(meta.config)
+    tools = parse_tools(meta.tools, source=f"run {meta.run_id}")
+    specs = meta.models
+    if isinstance(generator, str):
+        generator = specs.get("generator", generator)
+    if task_model is None or isinstance(task_model, str):
+        task_model = specs.get("task_model", task_model)
+    return tools, config, generator, task_model, _tools_folder(meta.base_dir, base_dir,
+                                                              meta.run_id)
+
+
+def _tools_folder(recorded: str | None, given: Path | None, run_id: str) -> Path:
+    """Where a resumed run's tools run from: the folder given now (the tools file's, when
+    one is passed with --resume), else the one the run recorded, which must still exist."""
+    folder = Path(given) if given is not None else Path(recorded or Path.cwd())
+    if not folder.is_dir():
+        raise UserError(f"run {run_id}: the folder its tools ran from ({folder}) is gone; "
+                        f"resume with the tools file: p2p optimize TOOLS.json --resume {run_id}")
+    return folder
+
+
+def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
+    if spec is None:
+        return default
+    if isinstance(spec, LM):
+        return pool.add(spec.model_id, spec)
+    return pool.get(spec)
