@@ -17,6 +17,12 @@ EXAMPLES = ROOT / "examples"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+def pytest_configure(config):
+    # DSPy imports LiteLLM, which otherwise fetches a model-cost map over the network on import
+    # (and warns on stderr when it cannot): tests never reach for the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
 def pytest_collection_modifyitems(config, items):
     if os.environ.get("P2P_REMOTE_TESTS") == "1":
         return
