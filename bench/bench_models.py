@@ -31,13 +31,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from play2prompt.agent.prompt import TaskPrompter
 from play2prompt.errors import UserError
 from play2prompt.evaluation.queries import load_queries
 from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.embedded import EmbeddedLM
 from play2prompt.lm.inventory import model_statuses, record_for, save_bench
 from play2prompt.lm.models import EmbeddedSpec
-from play2prompt.method.task_prompt import TaskPrompter
 from play2prompt.tools.loading import load_tools
 
 ROOT = Path(__file__).resolve().parents[1]

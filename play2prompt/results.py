@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.errors import UserError
-from play2prompt.method.task_prompt import Demo
 from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.tools.model import Tool, ToolDoc
 

@@ -37,8 +37,8 @@ from play2prompt.agent._base import (
     truncate,
 )
 from play2prompt.agent._base import REPEAT_NOTE as BASE_NOTE
+from play2prompt.agent.prompt import MODES
 from play2prompt.lm._base import LM, ChatRequest, Choice, TaggedLM
-from play2prompt.method.task_prompt import MODES
 from play2prompt.scoring.parse import ParseError, parse_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 

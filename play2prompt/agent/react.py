@@ -35,18 +35,18 @@ from play2prompt.agent._base import (
 )
 from play2prompt.agent._base import GIVE_UP as GAVE_UP
 from play2prompt.agent._base import REPEAT_NOTE as BASE_NOTE
-from play2prompt.jsonutil import derive_seed, extract_json
-from play2prompt.lm._base import LM, ChatRequest, TaggedLM
-from play2prompt.lm.structured import chat_json
-from play2prompt.lm.toolcalls import grammar_safe
-from play2prompt.metaprompts import MetaPrompts
-from play2prompt.method.task_prompt import (
+from play2prompt.agent.prompt import (
     FINISH,
     GIVE_ANSWER,
     GIVE_UP_AND_RESTART,
     Demo,
     render_demos,
 )
+from play2prompt.jsonutil import derive_seed, extract_json
+from play2prompt.lm._base import LM, ChatRequest, TaggedLM
+from play2prompt.lm.structured import chat_json
+from play2prompt.lm.toolcalls import grammar_safe
+from play2prompt.metaprompts import MetaPrompts
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 REPEAT_NOTE = BASE_NOTE.format(options=f"call a different function, or {FINISH}")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from play2prompt.method.task_prompt import MODES, Demo, render_demos
+from play2prompt.agent.prompt import MODES, Demo, render_demos
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.tools.model import Tool
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.errors import UserError
 from play2prompt.jsonutil import stable_hash, to_jsonable
-from play2prompt.method.task_prompt import Demo
 from play2prompt.scoring.match import OUTPUT_MATCH_TYPES
 from play2prompt.tools.model import Invocation, Tool, ToolDoc
 from play2prompt.tools.transform import drop_param_descriptions

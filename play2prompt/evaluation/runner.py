@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from play2prompt.agent.prompt import TaskPrompter
 from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSide, Skipped
 from play2prompt.jsonutil import derive_seed, stable_hash, to_jsonable
 from play2prompt.lm._base import ChatRequest, Choice
-from play2prompt.method.task_prompt import TaskPrompter
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.scoring.checker import check_calls, failed
 from play2prompt.scoring.parse import ParseError, parse_calls

@@ -248,9 +248,9 @@ class SuiteRequest:
 
     def check(self) -> None:
         """One clear line for a bad option."""
+        from play2prompt.agent.prompt import MODES
         from play2prompt.errors import UserError
         from play2prompt.evaluation.items import side_for
-        from play2prompt.method.task_prompt import MODES
 
         if self.mode not in MODES:
             raise UserError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")

@@ -6,8 +6,8 @@
 - :mod:`~play2prompt.method.doc_search`: Step 2, the beam search over docs (m8 critique,
   m7 rewrite, scored by the task model's accuracy, guarded by a held-out split);
 - :mod:`~play2prompt.method.rewards`: what code can check about an example (R_q, R);
-- :mod:`~play2prompt.method.task_prompt`: the task model's prompt (docs plus demos) and one
-  call of it, used by the R_e test, Step 2's scoring and every evaluation;
+- the task model's prompt (docs plus demos) and one call of it, used by the R_e test, Step
+  2's scoring and every evaluation, is the agent's: :mod:`play2prompt.agent.prompt`;
 - :mod:`~play2prompt.method.budget`: the most LLM requests one tool can cost.
 
 What runs it (the engine, one tool's pipeline, the run lifecycle) lives outside this package.

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.method.requests import REREAD_PROBLEM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Invocation, Observation
 
 

@@ -19,11 +19,11 @@ from play2prompt.adapters.bfcl.opacity import (
 from play2prompt.adapters.bfcl.opaque_eval import OpaqueSuiteRequest
 from play2prompt.adapters.bfcl.otb_check import check_opaque, config_name
 from play2prompt.adapters.bfcl.suite import load_suite
+from play2prompt.agent.prompt import Demo
 from play2prompt.errors import UserError
 from play2prompt.evaluation.session import EvalOptions, run_evaluation
 from play2prompt.lm._base import Choice, ToolCall
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import RunStore
 from play2prompt.tools.model import Invocation, Tool, ToolDoc

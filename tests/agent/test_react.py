@@ -7,6 +7,7 @@ import jsonschema
 import pytest
 
 from play2prompt.adapters.stabletoolbench.data import query_tools
+from play2prompt.agent.prompt import Demo
 from play2prompt.agent.react import (
     FINISH,
     GIVE_UP,
@@ -16,7 +17,6 @@ from play2prompt.agent.react import (
     step_schema,
 )
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.store.db import RunStore
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.cli import main
 from play2prompt.evaluation.queries import load_queries
 from play2prompt.lm import fake
 from play2prompt.lm._base import Choice, ToolCall
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import RunStore
 from play2prompt.tools.model import Invocation, ToolDoc

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.errors import LMError
 from play2prompt.evaluation.items import EvalItem, EvalSuite, side_for
 from play2prompt.evaluation.report import accuracy_table, cost_table
@@ -13,7 +14,6 @@ from play2prompt.evaluation.runner import EvalSettings, Evaluator
 from play2prompt.evaluation.session import EvalOptions, run_evaluation
 from play2prompt.lm._base import Choice, ToolCall
 from play2prompt.lm.fake import FakeLM, prompt_text
-from play2prompt.method.task_prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import RunStore
 from play2prompt.tools.model import Invocation, ToolDoc

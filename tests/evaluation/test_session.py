@@ -2,10 +2,10 @@
 
 import pytest
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.evaluation.items import PromptSide, run_side, side_for, sides_for
 from play2prompt.evaluation.session import EvalSession
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
 from play2prompt.tools.model import Invocation, ToolDoc

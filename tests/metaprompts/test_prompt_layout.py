@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from play2prompt.agent.prompt import Demo, TaskPrompter
 from play2prompt.baselines import TEMPLATES as BASELINE_TEMPLATES
 from play2prompt.lm.toolcalls import emulate
 from play2prompt.metaprompts import NAMES, MetaPrompts
-from play2prompt.method.task_prompt import Demo, TaskPrompter
 from play2prompt.tools.model import Invocation
 
 # What may appear in a system message: the same for every call about one tool (and doc).

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from play2prompt.method.task_prompt import Demo
+from play2prompt.agent.prompt import Demo
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import Meta

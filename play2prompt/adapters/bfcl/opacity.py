@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.errors import UserError
-from play2prompt.method.task_prompt import Demo
 from play2prompt.tools.model import Invocation, Tool, ToolDoc
 
 SETTINGS = ("names", "descriptions", "param-docs", "params")

@@ -20,7 +20,7 @@ from typing import Any
 
 from play2prompt.adapters.spider.problems import Problem
 from play2prompt.adapters.spider.retrieval import ToolIndex, short_description
-from play2prompt.method.task_prompt import Demo, render_demos
+from play2prompt.agent.prompt import Demo, render_demos
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 SETTINGS = ("none", "fault", "giveup")

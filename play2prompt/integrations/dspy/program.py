@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from play2prompt.agent.prompt import Demo
 from play2prompt.config import OptimizeConfig, preset
 from play2prompt.errors import UserError, require
 from play2prompt.integrations.dspy.lm import DspyLM
@@ -31,7 +32,6 @@ from play2prompt.integrations.dspy.specs import (
     tool_spec,
 )
 from play2prompt.lm._base import LM
-from play2prompt.method.task_prompt import Demo
 from play2prompt.optimize import optimize
 from play2prompt.results import RunResult
 from play2prompt.tools.executors._base import ExecContext
