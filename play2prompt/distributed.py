@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import os
 import re
 import socket
@@ -40,15 +39,21 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
-from play2prompt.engine import Engine, build_engine, lm_session_stats
+from play2prompt.engine import (
+    Engine,
+    build_engine,
+    lm_session_stats,
+    resolve_model,
+    resolve_models,
+)
 from play2prompt.errors import UserError, require
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency, LMPool
 from play2prompt.method.calibration import Calibration
 from play2prompt.optimizers import load_optimizer
-from play2prompt.pipeline import Launch, WorkerStats, collect_results
 from play2prompt.progress import Reporter
 from play2prompt.results import ToolResult
+from play2prompt.runners import Launch, WorkerStats, collect_results
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import Meta
 from play2prompt.tools.executors._base import ExecContext
@@ -102,13 +107,11 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
     store = RunStore(worker_store_path(job.run_dir, job.tool_name))
     store.import_rows(job.seed_rows)
     pool = LMPool(log=store, max_concurrency=job.max_concurrency)
-    gen = _model(pool, job.models.get("generator"), None)
-    task = _model(pool, job.models.get("task_model"), gen)
-    docgen = _model(pool, job.models.get("doc_generator"), gen)
+    gen, task, docgen = resolve_models(pool, job.models, copy_objects=True)
     tool = Tool.from_dict(job.tool)
     config = OptimizeConfig.from_dict(job.config)
     ctx = ExecContext(base_dir=Path(job.exec_base_dir or job.base_dir),
-                      lm=_model(pool, job.exec_lm, gen), store=store,
+                      lm=resolve_model(pool, job.exec_lm, gen, copy_objects=True), store=store,
                       default_timeout=job.tool_timeout)
     engine = build_engine([tool], store, replace(config, tool_timeout=job.tool_timeout),
                           generator=gen, task_model=task, doc_generator=docgen,
@@ -147,19 +150,9 @@ def _threads_for_this_task() -> None:
         os.environ["P2P_EMBEDDED_THREADS"] = str(max(1, int(cpus)))
 
 
-def _model(pool: LMPool, spec: str | LM | None, default: LM | None) -> LM:
-    if spec is None:
-        if default is None:
-            raise UserError("no generator model given")
-        return default
-    if isinstance(spec, LM):  # a copy: its own log, state and statistics (as after pickling)
-        return pool.add(spec.model_id, copy.copy(spec))
-    return pool.get(spec)
-
-
 def run_on_ray(tools: Sequence[Tool], engine: Engine,
                launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
-    """The ``ray`` runner (:class:`~play2prompt.pipeline.ToolRunner`): one Ray task per tool,
+    """The ``ray`` runner (:class:`~play2prompt.runners.ToolRunner`): one Ray task per tool,
     on the cluster at ``launch.address`` or a local instance."""
     ctx = engine.runtime.ctx
     job = ToolJob(config=engine.config.to_dict(), models=dict(launch.models),

@@ -8,14 +8,17 @@ the view one tool's optimization uses, whose LM calls are tagged with the tool's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import copy
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
+from play2prompt.errors import UserError
 from play2prompt.lm._base import LM, TaggedLM
+from play2prompt.lm.registry import LMPool
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.calibration import Calibration
 from play2prompt.method.task_prompt import TaskPrompter
@@ -73,6 +76,29 @@ class Engine:
 def _tag(lm: Model, name: str, on_call: Callable[[], None] | None = None) -> TaggedLM:
     inner = lm.inner if isinstance(lm, TaggedLM) else lm
     return inner.tagged(name, on_call)
+
+
+def resolve_model(pool: LMPool, spec: str | LM | None, default: LM | None = None,
+                  copy_objects: bool = False) -> LM:
+    """The model for ``spec`` in ``pool``: a spec string built by the pool, an LM object added
+    to it (a copy with ``copy_objects``: its own log, state and statistics, as after pickling to
+    a worker), ``default`` when there is no spec."""
+    if spec is None:
+        if default is None:
+            raise UserError("no generator model given")
+        return default
+    if isinstance(spec, LM):
+        return pool.add(spec.model_id, copy.copy(spec) if copy_objects else spec)
+    return pool.get(spec)
+
+
+def resolve_models(pool: LMPool, models: Mapping[str, str | LM | None],
+                   copy_objects: bool = False) -> tuple[LM, LM, LM]:
+    """The generator, task model and doc generator of a run from its model specs (the one
+    resolver: the driver's and every Ray worker's); the last two default to the generator."""
+    gen = resolve_model(pool, models.get("generator"), None, copy_objects)
+    return (gen, resolve_model(pool, models.get("task_model"), gen, copy_objects),
+            resolve_model(pool, models.get("doc_generator"), gen, copy_objects))
 
 
 def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig, *,

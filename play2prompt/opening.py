@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig, preset
+from play2prompt.engine import resolve_models
 from play2prompt.errors import UserError
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import LMPool
@@ -49,9 +50,8 @@ class Opened:
 
 def _models(pool: LMPool, generator: str | LM, task_model: str | LM | None,
             doc_generator: str | LM | None) -> tuple[LM, LM, LM]:
-    gen = pool.add(generator.model_id, generator) if isinstance(generator, LM) else pool.get(
-        generator)
-    return gen, _resolve(pool, task_model, gen), _resolve(pool, doc_generator, gen)
+    return resolve_models(pool, {"generator": generator, "task_model": task_model,
+                                 "doc_generator": doc_generator})
 
 
 def open_optimization(tools: Sequence[Tool] | None, generator: str | LM,
@@ -148,10 +148,3 @@ def _tools_folder(recorded: str | None, given: Path | None, run_id: str) -> Path
                         f"resume with the tools file: p2p optimize TOOLS.json --resume {run_id}")
     return folder
 
-
-def _resolve(pool: LMPool, spec: str | LM | None, default: LM) -> LM:
-    if spec is None:
-        return default
-    if isinstance(spec, LM):
-        return pool.add(spec.model_id, spec)
-    return pool.get(spec)

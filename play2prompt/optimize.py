@@ -4,7 +4,8 @@ lifecycle of a run.
 It opens the run store (a new run, or the resumed one with what it recorded at its start:
 :mod:`play2prompt.opening`), builds the models and the engine, hands the tools to a runner
 (``local``: concurrently in this process; ``ray``: one Ray task per tool), and records the
-outcome: status, the session's cost, ``result.json``. What happens to one tool is
+outcome: status, the session's cost, ``result.json``. The runner asks the method registry
+(:mod:`play2prompt.optimizers`) for the run's method; what Play2Prompt does to one tool is
 :func:`play2prompt.pipeline.optimize_tool`.
 
 Every LLM call, tool execution and candidate goes to the run store; a tool whose result is
@@ -15,7 +16,6 @@ up where it stopped.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -34,9 +34,9 @@ from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.calibration import Calibration, calibrate, calibration_cases
 from play2prompt.opening import Opened, open_optimization
 from play2prompt.optimizers import check_method, uses_llm_grading
-from play2prompt.pipeline import Launch, ToolRunner, WorkerStats, optimize_tools
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult, ToolResult
+from play2prompt.runners import Launch, WorkerStats, optimize_tools, runner
 from play2prompt.store.calibrations import calibration_key, load_calibration, save_calibration
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import Meta, Status
@@ -48,13 +48,6 @@ from play2prompt.tools.runtime import ToolRuntime
 # True in the event loop that optimize() starts for the run (nothing else runs there).
 _OWN_LOOP: ContextVar[bool] = ContextVar("play2prompt_own_loop", default=False)
 T = TypeVar("T")
-
-# Where the tools of a run are optimized, by name; each is a pipeline.ToolRunner, imported
-# only when chosen (Ray is an optional extra).
-RUNNERS: dict[str, str] = {
-    "local": "play2prompt.pipeline:run_local",
-    "ray": "play2prompt.distributed:run_on_ray",
-}
 
 
 async def optimize_async(
@@ -233,18 +226,10 @@ async def run_calibration(store: RunStore, config: OptimizeConfig, generator: LM
     return found
 
 
-def runner(name: str) -> ToolRunner:
-    """The tool runner named ``name`` (imported only when chosen)."""
-    if name not in RUNNERS:
-        raise UserError(f"unknown executor {name!r} ({' or '.join(RUNNERS)})")
-    module_name, _, attr = RUNNERS[name].partition(":")
-    return getattr(importlib.import_module(module_name), attr)
-
-
 async def run_tools(executor: str, tools: Sequence[Tool], engine: Engine,
                     launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
     """The tools through the runner named ``executor``: ``local`` awaits them in this event
-    loop (:func:`~play2prompt.pipeline.optimize_tools`; ``run_local`` is its synchronous
+    loop (:func:`~play2prompt.runners.optimize_tools`; ``run_local`` is its synchronous
     form). Another runner (``ray``) is synchronous, waiting on the cluster: under
     :func:`optimize` it runs right here (the loop is the run's own, and Ray's driver keeps the
     main thread and its signal handlers), under a caller's loop in a worker thread."""

@@ -1,25 +1,20 @@
-"""One tool through Step 1 and Step 2, and the tools of a run concurrently in this process.
+"""The Play2Prompt method (``config.method = "play2prompt"``): one tool through Step 1 and
+Step 2.
 
 :func:`optimize_tool` is the whole method for one tool: example search (Step 1), demo
 selection, doc search (Step 2), the tool's statistics, and its result stored in the run store
-(a tool whose result is stored is not redone). Where the tools run is chosen by name in
-:mod:`play2prompt.optimize`: ``local`` is :func:`run_local` here, ``ray`` is
-:func:`play2prompt.distributed.run_on_ray`; both take the same :class:`Launch`.
+(a tool whose result is stored is not redone); :func:`tool_budget` its progress total. A runner
+(:mod:`play2prompt.runners`) finds this module through the method registry
+(:mod:`play2prompt.optimizers`).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
-from play2prompt.errors import LMError, UserError
-from play2prompt.lm._base import LM
-from play2prompt.lm.registry import Concurrency
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_search import (
@@ -39,7 +34,6 @@ from play2prompt.method.example_search import (
 )
 from play2prompt.method.fact_tests import fact_test_stats, write_fact_tests
 from play2prompt.method.facts import Fact, FactBook
-from play2prompt.optimizers import load_optimizer
 from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult
 from play2prompt.search import SearchResult
@@ -211,61 +205,3 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "prompt_tokens": tag_stats.get("prompt_tokens", 0),
         "completion_tokens": tag_stats.get("completion_tokens", 0),
     }
-
-
-async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, ToolResult]:
-    """Optimize the tools concurrently with the run's method (``config.method``: this
-    module's :func:`optimize_tool` for Play2Prompt). A tool that fails does not stop the
-    others (their work is stored); the first failure is raised once all are finished."""
-    method = load_optimizer(engine.config.method)
-    outcomes = await asyncio.gather(*(method.optimize_tool(t, engine) for t in tools),
-                                    return_exceptions=True)
-    return collect_results(tools, outcomes, engine.store.get_meta(Meta.RUN_ID))
-
-
-def collect_results(tools: Sequence[Tool], outcomes: Sequence[Any],
-                    run_id: str | None) -> dict[str, ToolResult]:
-    """The results by tool name, or the first failure, naming the tool and how to go on."""
-    failed = [(t.name, o) for t, o in zip(tools, outcomes) if isinstance(o, BaseException)]
-    for _, exc in failed:
-        if not isinstance(exc, Exception):  # an interrupt: pass it on as it is
-            raise exc
-    if failed:
-        name, exc = failed[0]
-        done = len(tools) - len(failed)
-        state = (f"({len(failed)} of {len(tools)} tools failed, {done} stored; continue with "
-                 f"--resume {run_id})")
-        if not isinstance(exc, UserError):  # a bug: keep its traceback, say where it happened
-            exc.add_note(f"while optimizing tool {name!r} {state}")
-            raise exc
-        message = f"tool {name!r}: {exc} {state}"
-        raise (LMError if isinstance(exc, LMError) else UserError)(message) from exc
-    return {r.name: r for r in outcomes}
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What a runner needs besides the engine to rebuild it elsewhere (a Ray worker): the
-    model specs (or LM objects) as the caller gave them, the concurrency bound, the folders."""
-
-    models: Mapping[str, str | LM | None]   # generator / task_model / doc_generator
-    max_concurrency: Concurrency = None
-    metaprompts_dir: str | Path | None = None
-    base_dir: Path | None = None
-    address: str | None = None              # a cluster's address (ray)
-
-
-WorkerStats = list[dict[str, Any]]
-
-
-class ToolRunner(Protocol):
-    """Where the tools of a run are optimized: their results and the workers' statistics."""
-
-    def __call__(self, tools: Sequence[Tool], engine: Engine,
-                 launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]: ...
-
-
-def run_local(tools: Sequence[Tool], engine: Engine,
-              launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
-    """Every tool here, concurrently (asyncio)."""
-    return asyncio.run(optimize_tools(tools, engine)), []
