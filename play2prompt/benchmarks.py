@@ -4,9 +4,12 @@ A benchmark brings, all optional but the tools: the tools ``p2p optimize --bench
 optimizes (:meth:`Benchmark.optimize_tools`), recommended optimization settings
 (``config_defaults``), an evaluation suite of single-turn items (:meth:`Benchmark.eval_suite`,
 what ``p2p sweep --benchmark NAME`` measures), the commands ``p2p data NAME`` and
-``p2p eval NAME``, the executor kinds its tools use (``executors``: kind -> ``"module:Class"``,
-found by the executor registry like built-in ones) and the meta-prompt templates it renders
-(``templates``: name -> ``"package:file"``).
+``p2p eval NAME``, the executor kinds its tools use (``executors``: kind -> ``"module:Class"``)
+and the meta-prompt templates it renders (``templates``: name -> ``"package:file"``). Those two
+are added to the executor and template registries when the benchmark is loaded; to be found
+without loading it (a saved tools file run later), a package declares them as entry points
+(``play2prompt.executors``, ``play2prompt.templates``), as pyproject.toml does for the
+built-in benchmarks. The lower registries never ask this one.
 
 Commands parse their options and return what is to be shown (:class:`Line`, :class:`Table`),
 or an evaluation request the CLI runs; they never print tables themselves.
@@ -24,13 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from play2prompt.errors import UserError
+from play2prompt.metaprompts import register_template
 from play2prompt.plugins import load_target, registered
+from play2prompt.tools.executors._base import ExecContext, register_executor
 from play2prompt.tools.model import Tool
 
 if TYPE_CHECKING:
     from play2prompt.config import OptimizeConfig
     from play2prompt.evaluation.items import EvalSuite
-    from play2prompt.tools.executors._base import ExecContext
 
 ENTRY_POINT_GROUP = "play2prompt.benchmarks"
 
@@ -133,32 +137,13 @@ def available_benchmarks() -> dict[str, str]:
 
 
 def load_benchmark(name: str) -> Benchmark:
+    """The benchmark named ``name``; its executor kinds and templates are registered."""
     registry = available_benchmarks()
     if name not in registry:
         raise UserError(f"unknown benchmark {name!r} (one of {', '.join(sorted(registry))})")
-    return load_target(registry[name], "BENCHMARK")
-
-
-def _registered(attribute: str) -> dict[str, str]:
-    """What every benchmark registers under ``attribute`` (name -> target), the first one
-    naming a key winning; a benchmark that cannot be imported (a missing optional dependency)
-    registers nothing."""
-    found: dict[str, str] = {}
-    for name in available_benchmarks():
-        try:
-            bench = load_benchmark(name)
-        except ImportError:
-            continue
-        for key, target in getattr(bench, attribute, {}).items():
-            found.setdefault(key, target)
-    return found
-
-
-def benchmark_executors() -> dict[str, str]:
-    """Executor kinds registered by benchmarks (kind -> ``module:Class``)."""
-    return _registered("executors")
-
-
-def benchmark_templates() -> dict[str, str]:
-    """Meta-prompt templates registered by benchmarks (name -> ``package:file``)."""
-    return _registered("templates")
+    bench: Benchmark = load_target(registry[name], "BENCHMARK")
+    for kind, target in getattr(bench, "executors", {}).items():
+        register_executor(kind, target)
+    for template, target in getattr(bench, "templates", {}).items():
+        register_template(template, target)
+    return bench

@@ -4,6 +4,11 @@ A registry is a mapping name -> ``module[:attribute.path]``: the built-in target
 (LM backends, executors, optimization methods, benchmarks, export formats) plus what other
 packages register under that kind's entry-point group. A target is imported only when its name
 is used, so an optional dependency is needed only by the plug-in that uses it.
+
+A :class:`Registry` is such a mapping that others may also add to at run time: the executor
+kinds and the meta-prompt templates, which a benchmark adds to when it is loaded. So the low
+floors that look a kind or a template up never ask the benchmark registry (they would import
+every adapter, and the benchmark registry imports them).
 """
 
 from __future__ import annotations
@@ -30,3 +35,26 @@ def load_target(target: str, default_attribute: str = "") -> Any:
     for part in filter(None, (attribute or default_attribute).split(".")):
         obj = getattr(obj, part)
     return obj
+
+
+class Registry:
+    """Name -> target of one pluggable kind: the built-in ones, then the entry points of
+    ``group``, then those :meth:`add`-ed at run time (the first naming a key wins)."""
+
+    def __init__(self, builtin: Mapping[str, str], group: str) -> None:
+        self.builtin = dict(builtin)
+        self.group = group
+        self.added: dict[str, str] = {}
+
+    def add(self, name: str, target: str) -> None:
+        """Register ``target`` under ``name`` unless a name is taken already."""
+        self.added.setdefault(name, target)
+
+    def targets(self) -> dict[str, str]:
+        found = registered(self.builtin, self.group)
+        for name, target in self.added.items():
+            found.setdefault(name, target)
+        return found
+
+    def find(self, name: str) -> str | None:
+        return self.targets().get(name)

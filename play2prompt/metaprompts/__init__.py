@@ -4,8 +4,11 @@ A file has a ``[system]`` part and a ``[user]`` part; ``$name`` placeholders are
 :class:`string.Template` (so JSON braces need no escaping). The shared part of a prompt
 (instructions and documentation) comes first, in the system message, so servers with prefix
 caching reuse it. Users can point ``MetaPrompts(folder)`` at their own folder: a file there
-replaces the built-in one of the same name. A name that is not built in is looked up among the
-templates benchmarks register (:func:`play2prompt.benchmarks.benchmark_templates`).
+replaces the built-in one of the same name. A name that is not built in is looked up in the
+template registry (:data:`TEMPLATES`: name -> ``package:file``, a file without a suffix
+being ``file.txt``): the entry points of ``play2prompt.templates`` (the built-in benchmarks'
+templates are declared there, in pyproject.toml), then those added with
+:func:`register_template` (a benchmark's ``templates``, added when it is loaded).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError
+from play2prompt.plugins import Registry
 
 NAMES = {
     "m1": "m1_invocation",   # G_E writes a call from the doc
@@ -31,6 +35,13 @@ NAMES = {
     "m3-fact": "m3_fact",    # G_E writes a request saying one value another everyday way
     "reread": "reread",      # G_E re-derives a call from a request (the consistency check)
 }
+
+TEMPLATES = Registry({}, "play2prompt.templates")
+
+
+def register_template(name: str, target: str) -> None:
+    """Make template ``name`` (``package:file``) known, unless the name is taken."""
+    TEMPLATES.add(name, target)
 
 
 class MetaPrompts:
@@ -68,17 +79,16 @@ class MetaPrompts:
 
 
 def _packaged(name: str) -> str:
-    """A built-in template, else one a benchmark registers."""
+    """A built-in template, else a registered one."""
     try:
         return resources.files(__package__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
     except FileNotFoundError:
         pass
-    from play2prompt.benchmarks import benchmark_templates
-
-    where = benchmark_templates().get(name)
+    where = TEMPLATES.find(name)
     if where is None:
         raise UserError(f"unknown meta-prompt {name!r}")
     package, _, path = where.partition(":")
+    path = path if Path(path).suffix else f"{path}.txt"
     return resources.files(package).joinpath(path).read_text(encoding="utf-8")
 
 

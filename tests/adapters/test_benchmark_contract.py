@@ -7,7 +7,9 @@ import pytest
 
 from play2prompt import benchmarks, plugins
 from play2prompt.benchmarks import BUILTIN_BENCHMARKS, available_benchmarks, load_benchmark
+from play2prompt.metaprompts import TEMPLATES
 from play2prompt.testing.benchmarks import BenchmarkContract
+from play2prompt.tools.executors._base import EXECUTORS
 from tests.adapters.spider_fixture import build_tiny_spider
 from tests.adapters.test_bfcl import make_wheel
 
@@ -38,6 +40,9 @@ def with_tiny(monkeypatch):
                        benchmarks.ENTRY_POINT_GROUP)
     monkeypatch.setattr(plugins, "entry_points", lambda *, group: [point] if group ==
                         benchmarks.ENTRY_POINT_GROUP else real(group=group))
+    # what loading it registers is forgotten after the test
+    monkeypatch.setattr(EXECUTORS, "added", dict(EXECUTORS.added))
+    monkeypatch.setattr(TEMPLATES, "added", dict(TEMPLATES.added))
 
 
 @pytest.fixture(params=[*BUILTIN_BENCHMARKS, "tiny"])

@@ -8,8 +8,13 @@ import pytest
 
 from play2prompt import benchmarks, plugins
 from play2prompt.cli import main
-from play2prompt.metaprompts import MetaPrompts
-from play2prompt.tools.executors._base import ExecContext, available_executors, make_executor
+from play2prompt.metaprompts import TEMPLATES, MetaPrompts
+from play2prompt.tools.executors._base import (
+    EXECUTORS,
+    ExecContext,
+    available_executors,
+    make_executor,
+)
 
 from .tiny_benchmark import TOOL
 
@@ -24,6 +29,9 @@ def tiny_registered(monkeypatch):
         return [point] if group == benchmarks.ENTRY_POINT_GROUP else real(group=group)
 
     monkeypatch.setattr(plugins, "entry_points", fake)
+    # what loading it registers is forgotten after the test
+    monkeypatch.setattr(EXECUTORS, "added", dict(EXECUTORS.added))
+    monkeypatch.setattr(TEMPLATES, "added", dict(TEMPLATES.added))
 
 
 def test_registered_benchmark_is_found(tiny_registered):
@@ -39,6 +47,28 @@ def test_registered_benchmark_is_found(tiny_registered):
 def test_unregistered_it_is_unknown():
     assert "tiny" not in benchmarks.available_benchmarks()
     assert "tiny_exec" not in available_executors()
+
+
+def test_its_kinds_are_known_once_it_is_loaded_not_before(tiny_registered):
+    """The executor and template registries never ask the benchmark registry: a benchmark
+    adds to them when it is loaded."""
+    assert "tiny_exec" not in available_executors() and "tiny_prompt" not in TEMPLATES.targets()
+    benchmarks.load_benchmark("tiny")
+    assert "tiny_exec" in available_executors() and "tiny_prompt" in TEMPLATES.targets()
+
+
+def test_the_builtin_benchmarks_kinds_are_found_without_loading_them():
+    """Declared as entry points (pyproject.toml) with the targets the benchmarks name."""
+    executors = plugins.registered({}, EXECUTORS.group)
+    templates = plugins.registered({}, TEMPLATES.group)
+    for name in benchmarks.BUILTIN_BENCHMARKS:
+        bench = plugins.load_target(benchmarks.BUILTIN_BENCHMARKS[name], "BENCHMARK")
+        for kind, target in bench.executors.items():
+            assert executors[kind] == target
+        for template, target in bench.templates.items():
+            package, _, path = target.partition(":")
+            expected = f"{package}.{path.removesuffix('.txt').replace('/', '.')}"
+            assert templates[template].replace(":", ".") == expected
 
 
 def test_p2p_data_and_eval(tiny_registered, tmp_path, capsys):

@@ -6,9 +6,9 @@ tool's output or raises; the base turns every outcome (output, exception, timeou
 
 Executors are chosen by the key of the tool's executor spec (``{"python": ...}``,
 ``{"http": ...}``, ...): the built-in ones below, then those registered under the entry-point
-group ``play2prompt.executors``, then those a benchmark registers
-(:func:`play2prompt.benchmarks.benchmark_executors`, consulted only for a kind not found
-before).
+group ``play2prompt.executors`` (the built-in benchmarks' kinds are declared there, in
+pyproject.toml), then those added with :func:`register_executor` (a benchmark's
+``executors``, added when it is loaded). This registry never asks the benchmark registry.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from play2prompt.errors import ToolsFileError
-from play2prompt.plugins import load_target, registered
+from play2prompt.plugins import Registry, load_target
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Observation, Tool
 from play2prompt.tools.observations import DEFAULT_LIMIT
@@ -38,6 +38,8 @@ BUILTIN_EXECUTORS: dict[str, str] = {
     "mcp": "play2prompt.tools.executors.mcp:McpExecutor",
     "simulated": "play2prompt.tools.executors.simulated:SimulatedExecutor",
 }
+
+EXECUTORS = Registry(BUILTIN_EXECUTORS, ENTRY_POINT_GROUP)
 
 # Keys of an executor spec that configure the base rather than name a backend.
 COMMON_KEYS = {"timeout", "isolation", "match", "sandbox"}
@@ -149,22 +151,19 @@ def executor_kind(spec: Mapping[str, Any] | None, tool_name: str = "?") -> str:
     return kinds[0]
 
 
-def available_executors(benchmarks: bool = True) -> dict[str, str]:
-    """Kind -> ``module:Class``: built-in, entry points, and (``benchmarks``) the kinds
-    benchmarks register."""
-    found = registered(BUILTIN_EXECUTORS, ENTRY_POINT_GROUP)
-    if benchmarks:
-        from play2prompt.benchmarks import benchmark_executors
+def register_executor(kind: str, target: str) -> None:
+    """Make executor ``kind`` (``module:Class``) known, unless the kind is taken."""
+    EXECUTORS.add(kind, target)
 
-        for kind, target in benchmark_executors().items():
-            found.setdefault(kind, target)
-    return found
+
+def available_executors() -> dict[str, str]:
+    """Kind -> ``module:Class``: built-in, entry points, then the registered ones."""
+    return EXECUTORS.targets()
 
 
 def find_executor(kind: str) -> str | None:
-    """Where executor ``kind`` lives (benchmarks are asked only when it is not found before)."""
-    return available_executors(benchmarks=False).get(kind) or \
-        available_executors().get(kind)
+    """Where executor ``kind`` lives (None: unknown)."""
+    return EXECUTORS.find(kind)
 
 
 def executor_class(kind: str, tool_name: str = "?") -> type[Executor]:
