@@ -1,7 +1,8 @@
 """The package's import graph keeps its shape: no circle, no upward import.
 
-Every ``import`` in every module counts, at module level or inside a function (a lazy import
-is still a dependency). Registries that name a module by string (``"pkg.mod:attr"``) are
+Every ``import`` in every module counts, at module level, inside a function (a lazy import is
+still a dependency) or under ``if TYPE_CHECKING:`` (a type is a dependency too): no circle
+through any of them. Registries that name a module by string (``"pkg.mod:attr"``) are
 checked too: the core must not name an adapter that way either.
 """
 
@@ -106,8 +107,10 @@ def _in(module: str, rooms: tuple[str, ...] | str) -> bool:
 
 
 def _cycles() -> list[list[str]]:
-    """Strongly connected components of more than one module (run-time imports only)."""
-    edges = {m: [t for t, how in e.items() if how == "import"] for m, e in graph().items()}
+    """Strongly connected components of more than one module: run-time imports (module level
+    or lazy) and typing-only ones alike; registry strings aside."""
+    edges = {m: [t for t, how in e.items() if how in ("import", "typing")]
+             for m, e in graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -147,7 +150,23 @@ def test_the_walk_sees_the_package():
 
 
 def test_no_import_circle():
+    """Not even through a lazy or a typing-only import."""
     assert _cycles() == []
+
+
+def test_a_circle_through_lazy_and_typing_imports_is_found(monkeypatch):
+    lazy = {"a": {"b": "import"}, "b": {"c": "typing"}, "c": {"a": "import"}, "d": {}}
+    monkeypatch.setattr(__import__(__name__, fromlist=["graph"]), "graph", lambda: lazy)
+    assert _cycles() == [["a", "b", "c"]]
+
+
+def test_the_low_registries_do_not_ask_the_benchmark_registry():
+    """The executor and template registries are added to; they never import benchmarks.py."""
+    for low in ("play2prompt.tools.executors._base", "play2prompt.metaprompts",
+                "play2prompt.plugins"):
+        assert REGISTRY not in graph()[low]
+    assert not any(_in(t, "play2prompt.method") for t in
+                   graph()["play2prompt.evaluation.items"])
 
 
 def test_the_core_imports_no_adapter_and_no_cli():

@@ -12,13 +12,42 @@ works on and its result keeps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from play2prompt.method.facts import Fact, FactBook
     from play2prompt.tools.model import Tool
+
+
+class Fact(Protocol):
+    """What discovery reads of a :class:`~play2prompt.method.facts.Fact` (a protocol, so this
+    module, which ``facts`` imports, does not import it back)."""
+
+    @property
+    def param(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def values(self) -> tuple[str, ...]: ...
+
+
+class FactBook(Protocol):
+    """What discovery reads of a :class:`~play2prompt.method.facts.FactBook`."""
+
+    @property
+    def facts(self) -> Sequence[Fact]: ...
+
+    def of(self, param: str) -> Sequence[Fact]: ...
+
+    def sentences(self, param: str, examples: bool = True) -> Sequence[str]: ...
+
+    def absent_parameters(self) -> Sequence[str]: ...
 
 
 def discovered_parameters(facts: Iterable[Fact], parameters: Mapping[str, Any]
