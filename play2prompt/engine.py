@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from play2prompt.lm.registry import LMPool
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.calibration import Calibration
 from play2prompt.method.task_prompt import TaskPrompter
+from play2prompt.method.trace import NullTrace, Trace
 from play2prompt.progress import NullReporter, Reporter
 from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.store.db import RunStore
@@ -46,6 +47,7 @@ class Engine:
     prompter: TaskPrompter
     reporter: Reporter
     calibration: Calibration
+    trace: Trace = field(default_factory=NullTrace)  # the steps' candidates
 
     @property
     def llm_judge(self) -> bool:
@@ -71,6 +73,22 @@ class Engine:
         return replace(self, generator=_tag(self.generator, name, on_call),
                        task_model=_tag(self.task_model, name, on_call),
                        doc_generator=_tag(self.doc_generator, name, on_call))
+
+
+class StoreTrace:
+    """The run's trace: every candidate a step makes goes to the run store."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def candidate(self, kind: str, tool: str, id: str, *, iteration: int,
+                  parent: str | None, state: str, reward: float | None,
+                  payload: Mapping[str, Any]) -> None:
+        self.store.put_candidate(id, tool=tool, stage=kind, iteration=iteration, parent=parent,
+                                 state=state, reward=reward, payload=payload)
+
+    def iteration_ended(self, kind: str, tool: str, iteration: int) -> None:
+        return None
 
 
 def _tag(lm: Model, name: str, on_call: Callable[[], None] | None = None) -> TaggedLM:
@@ -125,7 +143,7 @@ def build_engine(tools: Sequence[Tool], store: RunStore, config: OptimizeConfig,
     prompts = MetaPrompts(metaprompts_dir)
     return Engine(generator, task_model, doc_generator or generator, runtime, store, config,
                   prompts, TaskPrompter(prompts, config.task_mode), reporter or NullReporter(),
-                  calibration or Calibration.fixed(bool(config.llm_grading)))
+                  calibration or Calibration.fixed(bool(config.llm_grading)), StoreTrace(store))
 
 
 def lm_session_stats(lms: Sequence[LM]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ selection, doc search (Step 2), the tool's statistics, and its result stored in 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
@@ -34,6 +35,7 @@ from play2prompt.method.example_search import (
 )
 from play2prompt.method.fact_tests import fact_test_stats, write_fact_tests
 from play2prompt.method.facts import Fact, FactBook
+from play2prompt.method.trace import Trace
 from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult
 from play2prompt.search import SearchResult
@@ -86,6 +88,25 @@ class Phases:
         self.enter("demos", demo_calls(self.engine.config, train, hold))
 
 
+class ProgressTrace:
+    """The run's trace, with the end of each example-search iteration told to the tool's
+    progress (:class:`Phases`)."""
+
+    def __init__(self, inner: Trace, phases: Phases) -> None:
+        self.inner, self.phases = inner, phases
+
+    def candidate(self, kind: str, tool: str, id: str, *, iteration: int,
+                  parent: str | None, state: str, reward: float | None,
+                  payload: Mapping[str, Any]) -> None:
+        self.inner.candidate(kind, tool, id, iteration=iteration, parent=parent, state=state,
+                             reward=reward, payload=payload)
+
+    def iteration_ended(self, kind: str, tool: str, iteration: int) -> None:
+        self.inner.iteration_ended(kind, tool, iteration)
+        if kind == "example":
+            self.phases.after_iteration(iteration)
+
+
 async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     stored = engine.store.get_result(tool.name)
     if stored is not None:
@@ -102,10 +123,10 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         eng.reporter.done(tool.name, f"kept the original: not played ({refused})")
         return result
     phases = Phases(eng, tool.name)
+    eng = replace(eng, trace=ProgressTrace(eng.trace, phases))
     eng.reporter.start(tool.name, phases.total)
     phases.play()
-    search, space = await search_examples(tool, eng, seed_facts(eng, tool),
-                                          phases.after_iteration)
+    search, space = await search_examples(tool, eng, seed_facts(eng, tool))
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
     examples = distinct_examples(search.history)
     phases.fact_tests(len(examples))
@@ -156,8 +177,8 @@ async def fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
         return []
     tests = await write_fact_tests(tool, engine, space, examples)
     for i, ex in enumerate(tests):
-        engine.store.put_candidate(
-            f"fact-{tool.name}-{i}", tool=tool.name, stage="fact-test", iteration=0,
+        engine.trace.candidate(
+            "fact-test", tool.name, f"fact-{tool.name}-{i}", iteration=0,
             parent=None, state="verified", reward=ex.reward, payload=ex.to_dict())
     return tests
 

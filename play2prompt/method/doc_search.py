@@ -252,8 +252,8 @@ class DocSpace:
             if not problems:
                 doc = complete_doc(raw, self.tool.doc, self.book, self.reference)
                 return DocCandidate(doc, critique)
-            eng.store.put_candidate(
-                f"doc-{self.tool.name}-{node_id}-rejected{t}", tool=self.tool.name, stage="doc",
+            eng.trace.candidate(
+                "doc", self.tool.name, f"doc-{self.tool.name}-{node_id}-rejected{t}",
                 iteration=-1, parent=None, state="invalid", reward=None,
                 payload={"doc": raw.to_dict(), "critique": critique, "problems": problems})
         return None
@@ -281,14 +281,15 @@ async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
                      kept: list[Node[DocCandidate]]) -> None:
         kept_ids = {n.id for n in kept}
         for node in new:
-            engine.store.put_candidate(
-                f"doc-{tool.name}-{node.id}", tool=tool.name, stage="doc", iteration=iteration,
+            engine.trace.candidate(
+                "doc", tool.name, f"doc-{tool.name}-{node.id}", iteration=iteration,
                 parent=f"doc-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload={"doc": node.item.doc.to_dict(), "critique": node.item.critique,
                          "kind": node.item.kind,
                          "accuracy": space.evals[node.item.key].accuracy,
                          "failures": space.evals[node.item.key].failures[:5]})
+        engine.trace.iteration_ended("doc", tool.name, iteration)
 
     stopped_early = False
     if settings.method == "mc":

@@ -23,7 +23,7 @@ m5 and m6 see it too; :attr:`ExampleSpace.current` is the tool as of the latest 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -99,8 +99,8 @@ class ExampleSpace:
         plays = await self._with_repaired(plays, explored)
         for nid, play in zip(ids, plays):
             self._plays[nid] = (iteration, play)
-            self.engine.store.put_candidate(
-                f"play-{self.tool.name}-{nid}", tool=self.tool.name, stage="play",
+            self.engine.trace.candidate(
+                "play", self.tool.name, f"play-{self.tool.name}-{nid}",
                 iteration=iteration, parent=parent.id if parent else None,
                 state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
         found = await asyncio.gather(*(self._refined(play, parent, nid, iteration)
@@ -290,12 +290,11 @@ class ExampleSpace:
         return str(r["reflection"]).strip() if r else ""
 
 
-async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None,
-                          after_iteration: Callable[[int], None] | None = None
+async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None
                           ) -> tuple[SearchResult[Example], ExampleSpace]:
-    """Run Step 1 for ``tool`` and log every candidate in the store. ``known``: facts play
-    starts from (a refreshed run's, re-probed against the tool as it is now);
-    ``after_iteration`` is told each iteration that ended (the caller's progress)."""
+    """Run Step 1 for ``tool``, every candidate told to ``engine.trace``, and each iteration
+    that ended once the tool is probed. ``known``: facts play starts from (a refreshed run's,
+    re-probed against the tool as it is now)."""
     space = ExampleSpace(tool, engine, known)
     settings = engine.config.examples
 
@@ -303,14 +302,13 @@ async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = N
                            kept: list[Node[Example]]) -> None:
         kept_ids = {n.id for n in kept}
         for node in new:
-            engine.store.put_candidate(
-                f"ex-{tool.name}-{node.id}", tool=tool.name, stage="example", iteration=iteration,
+            engine.trace.candidate(
+                "example", tool.name, f"ex-{tool.name}-{node.id}", iteration=iteration,
                 parent=f"ex-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload=node.item.to_dict())
         await space.end_iteration(new)
-        if after_iteration is not None:
-            after_iteration(iteration)
+        engine.trace.iteration_ended("example", tool.name, iteration)
 
     if settings.method == "mc":
         result = await monte_carlo_search(space, width=settings.width, budget=settings.budget(),

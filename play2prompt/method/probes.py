@@ -222,8 +222,8 @@ class Prober:
         return None
 
     def _record(self, start: Invocation, valid: bool) -> None:
-        self.engine.store.put_candidate(
-            f"probe-{self.tool.name}-{len(self.probed)}", tool=self.tool.name, stage="probe",
+        self.engine.trace.candidate(
+            "probe", self.tool.name, f"probe-{self.tool.name}-{len(self.probed)}",
             iteration=0, parent=None, state="valid" if valid else "invalid", reward=None,
             payload={"from": start.to_dict(), "probes": [
                 {"param": p, "invocation": i.to_dict(), "observation": o.to_dict()}
