@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -163,7 +164,10 @@ M1_MARK = "Write the arguments for a new call to "
 M3_MARK = "Values the message must contain"
 REREAD_MARK = "Write the arguments."
 TASK_MARK = "uses the available functions"
-FACTS_MARK = "Returns an object with"
+DEMOS_MARK = "Examples of requests"
+# A doc that gives a parameter a unit or a range (what the doc-reading task model looks for).
+SCALE_WORDS = re.compile(r"\b(percent|percentage|between|at least|at most|minimum|maximum|"
+                         r"positive|negative|range|in [a-z]+)\b", re.IGNORECASE)
 
 
 def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
@@ -174,7 +178,9 @@ def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
     candidate argument objects, chosen by the request's seed (include wrong ones to exercise
     errors and reflection); for the query prompt (m3) it is a first-person request stating
     every value the call uses; for the re-reading prompt it is the candidate whose values the
-    message states. Everything else falls through to the FakeLM's other replies.
+    message states; for the task model's prompt, the doc-reading task model
+    (:class:`_ReadsTheDoc`: right where the doc states a unit, a range or a value's form the
+    request leaves open). Everything else falls through to the FakeLM's other replies.
     Module-level callables, so an LM built with these rules pickles (Ray).
     """
     options = {name: tuple(dict(a) for a in calls) for name, calls in arguments.items()}
@@ -182,7 +188,7 @@ def play_rules(arguments: Mapping[str, Sequence[Mapping[str, Any]]]
                                       for name, calls in options.items()]
     rules.append((M3_MARK, _state_values))
     rules.append((REREAD_MARK, _Reread(options)))
-    rules.append((TASK_MARK, _InformedTask(options)))
+    rules.append((TASK_MARK, _ReadsTheDoc(options)))
     return rules
 
 
@@ -231,19 +237,63 @@ class _Reread:
         return None
 
 
-class _InformedTask(_Reread):
-    """A task model that answers right only when the doc states what tool play established
-    (the facts doc says what the tool returns), or a demo shows a call; else a made-up call."""
+class _ReadsTheDoc(_Reread):
+    """A task model that reads the request's values (the candidate call whose values the
+    message states, as re-reading does) and writes each the way the doc tells it to, else the
+    way a literal small model would:
+
+    - a text value the message says another way ("America New York" for "America/New_York")
+      in the tool's form only when the doc shows that form for its parameter (a listed or
+      quoted value with the same separators), else as the message says it;
+    - a number as stated only when the doc gives its parameter a unit or a range ("in kg",
+      "a percentage between 0 and 100", "must be positive"), else read per hundred (as small
+      models read a rate as a fraction).
+
+    With demos in the prompt it writes the values as they show calls written. Nothing here
+    knows which doc is right: the call it writes is judged by executing it."""
 
     def __call__(self, request: ChatRequest, index: int) -> Reply:
-        text = prompt_text(request)
-        if FACTS_MARK in json.dumps([dict(t) for t in request.tools or ()]) or \
-                "Examples of requests" in text:
-            fn = (request.tools or [{}])[0].get("function", {})
-            args = self.find(fn.get("name", ""), str(request.messages[-1].get("content")))
-            if args is not None:
-                return tool_call(fn["name"], args)
-        return _filled(request, index)
+        fn = (request.tools or [{}])[0].get("function", {})
+        name = fn.get("name", "")
+        args = self.find(name, str(request.messages[-1].get("content")))
+        if args is None:
+            return _filled(request, index)
+        if DEMOS_MARK in prompt_text(request):
+            return tool_call(name, args)
+        properties = (fn.get("parameters") or {}).get("properties") or {}
+        return tool_call(name, {k: _as_read(v, _param_doc(k, properties, fn))
+                                for k, v in args.items()})
+
+
+def _param_doc(name: str, properties: Mapping[str, Any], fn: Mapping[str, Any]) -> str:
+    """What the doc says of parameter ``name``: its description and listed values, and the
+    tool description's sentences that name it."""
+    spec = properties.get(name) or {}
+    said = [str(spec.get("description") or ""), ", ".join(map(str, spec.get("enum") or ()))]
+    said += [s for s in re.split(r"(?<=\.)\s+", str(fn.get("description") or ""))
+             if re.search(rf"\b{re.escape(name)}\b", s)]
+    return " ".join(said)
+
+
+def _as_read(value: Any, doc: str) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        plain = _plain(value)
+        return value if plain == value or _shows_form(value, doc) else plain
+    if isinstance(value, (int, float)):
+        return value if SCALE_WORDS.search(doc) else value / 100
+    return value
+
+
+def _shows_form(value: str, doc: str) -> bool:
+    """Whether the doc lists or quotes ``value``, or a value written with its separators."""
+    samples = re.findall(r"'([^']+)'|\"([^\"]+)\"", doc)
+    shown = [a or b for a, b in samples]
+    if "One of:" in doc:
+        shown += [v.strip(" .") for v in doc.split("One of:", 1)[1].split(",")]
+    marks = {c for c in "/_" if c in value}
+    return value in shown or any(marks and marks <= set(v) for v in shown)
 
 
 def _stated(value: Any, message: str) -> bool:

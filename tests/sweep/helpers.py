@@ -48,7 +48,7 @@ class CountingLM(FakeLM):
 def task_model() -> FakeLM:
     """Answers the evaluation queries right only when demonstrations are in the prompt (so
     full and demo-only beat baseline and desc-only); Step 1 and 2's requests as play_rules'
-    informed task model does."""
+    doc-reading task model does."""
 
     def answer(call):  # noqa: ANN001, ANN202
         def reply(request, index):  # noqa: ANN001, ANN202
@@ -59,7 +59,7 @@ def task_model() -> FakeLM:
         return reply
 
     rules = [(q["query"], answer(q["calls"][0])) for q in QUERIES]
-    # Step 1 and 2's own requests: right only with the facts doc (see play_rules)
+    # Step 1 and 2's own requests: right where the doc states what they leave open
     return FakeLM(rules=rules + play_rules(EXAMPLE_CALLS), fill_schema=True, model_id="fake-task")
 
 
