@@ -22,16 +22,16 @@ import asyncio
 import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.method.accuracy import DocEval, task_accuracy
 from play2prompt.method.example_search import Example
 from play2prompt.method.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.task_prompt import Demo
-from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, beam_search, monte_carlo_search
 from play2prompt.tools.lint import lint_score
 from play2prompt.tools.model import Tool, ToolDoc
@@ -131,12 +131,6 @@ class DocCandidate:
         return stable_hash(self.doc.to_dict())
 
 
-@dataclass
-class DocEval:
-    accuracy: float
-    failures: list[dict[str, Any]] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class DocSearchOutcome:
     doc: ToolDoc
@@ -178,29 +172,9 @@ class DocSpace:
                        demos: Sequence[Demo] = (), fresh: str = "") -> DocEval:
         """The task model's accuracy on ``examples`` with ``doc`` (and ``demos``). ``fresh``
         gives the requests a seed of their own, so they are asked anew, not replayed."""
-        tool = self.tool.with_doc(doc)
         eng = self.engine
         seed = derive_seed(eng.config.seed, fresh) if fresh else eng.config.seed
-
-        async def one(ex: Example) -> dict[str, Any] | None:
-            attempt = await eng.prompter.attempt(eng.task_model, [tool], ex.query, demos,
-                                                 seed=seed,
-                                                 temperature=eng.config.task_temperature)
-            if attempt.error:
-                return {"query": ex.query, "expected": ex.invocation.to_python(),
-                        "got": attempt.raw[:300], "error": attempt.error}
-            outcome = await check_calls(list(attempt.calls), [ex.invocation], eng.runtime,
-                                        expected_outputs=[ex.observation.output])
-            if outcome.correct:
-                return None
-            return {"query": ex.query, "expected": ex.invocation.to_python(),
-                    "got": ", ".join(c.to_python() for c in attempt.calls),
-                    "error": outcome.error}
-
-        results = await asyncio.gather(*(one(ex) for ex in examples))
-        failures = [r for r in results if r is not None]
-        acc = 1.0 - len(failures) / len(examples) if examples else 0.0
-        return DocEval(acc, failures)
+        return await task_accuracy(eng, self.tool.with_doc(doc), examples, demos, seed)
 
     async def score(self, items: Sequence[DocCandidate], iteration: int) -> list[float]:
         out = []

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.method.accuracy import Request as TaskRequest
+from play2prompt.method.accuracy import task_try
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.example import Example
 from play2prompt.method.facts import FactBook, known_doc
@@ -36,7 +38,6 @@ from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlaye
 from play2prompt.method.probes import Prober
 from play2prompt.method.requests import Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
-from play2prompt.scoring.checker import check_calls
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -257,16 +258,9 @@ class ExampleSpace:
                           tool: Tool | None = None) -> tuple[bool, str]:
         """R_e's test: does the task model, with D0 and no demos, make the right call?
         ``tool``: D0 with the parameters play discovered (default: as of the snapshot)."""
-        eng = self.engine
-        attempt = await eng.prompter.attempt(eng.task_model, [tool or self.current], query,
-                                             seed=eng.config.seed,
-                                             temperature=eng.config.task_temperature)
-        if attempt.error:
-            return False, attempt.error
-        outcome = await check_calls(list(attempt.calls), [inv], eng.runtime,
-                                    expected_outputs=[obs.output])
-        summary = ", ".join(c.to_python() for c in attempt.calls)
-        return outcome.correct, summary + ("" if outcome.correct else f" ({outcome.error})")
+        tried = await task_try(self.engine, tool or self.current,
+                               TaskRequest(query, inv, obs))
+        return tried.correct, tried.summary()
 
     async def _reflect(self, request: Request, inv: Invocation, checks: str, attempt: str,
                        solved: bool, reward: float, seed_key: str, book: FactBook,

@@ -38,5 +38,6 @@ def test_example_search_tells_its_candidates_to_the_trace(make_engine, example_t
     engine = make_engine([tool], FakeLM(fill_schema=True), depth=2, fact_tests=0)
     trace = Collect()
     asyncio.run(search_examples(tool, dataclasses.replace(engine, trace=trace)))
-    assert {"play", "example", "probe"} <= set(trace.kinds) and trace.ended == [("example", i) for i in range(3)]
+    assert {"play", "example", "probe"} <= set(trace.kinds)
+    assert trace.ended == [("example", i) for i in range(3)]
     assert store.candidates(tool="loan_payment") == []   # nothing persisted but by the trace

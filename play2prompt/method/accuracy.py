@@ -1,0 +1,102 @@
+"""The task model's accuracy: ask it each request with a doc (and demos), then check its calls
+by execution against the call that answers the request.
+
+One helper for the three places the method asks the task model: R_e in Step 1 (a request the
+task model fails with D0 and no demos is a hard one), a doc's score in Step 2 (its accuracy on
+the training examples) and the held-out choices (the doc, the number of demos).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from play2prompt.agent.prompt import Demo
+from play2prompt.scoring.checker import check_calls
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
+
+
+class Case(Protocol):
+    """A request and the call (with its output) that answers it: an example."""
+
+    @property
+    def query(self) -> str: ...
+
+    @property
+    def invocation(self) -> Invocation: ...
+
+    @property
+    def observation(self) -> Observation: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """A :class:`Case` that is not (yet) an example."""
+
+    query: str
+    invocation: Invocation
+    observation: Observation
+
+
+@dataclass(frozen=True)
+class TaskTry:
+    """The task model's answer to one request, checked."""
+
+    correct: bool
+    calls: str          # the calls it made, as Python
+    raw: str            # its answer when it could not be read as calls
+    error: str          # why it is wrong ("" when correct)
+    parsed: bool        # its answer was read as calls
+
+    def summary(self) -> str:
+        """What it did, as R_e's reflection is told."""
+        if not self.parsed:
+            return self.error
+        return self.calls + ("" if self.correct else f" ({self.error})")
+
+    def failure(self, case: Case) -> dict[str, Any]:
+        """A mistake as the doc generator's critique is shown it."""
+        return {"query": case.query, "expected": case.invocation.to_python(),
+                "got": self.calls if self.parsed else self.raw, "error": self.error}
+
+
+@dataclass
+class DocEval:
+    """The task model's accuracy on some examples with one doc, and its mistakes."""
+
+    accuracy: float
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def task_try(engine: Engine, tool: Tool, case: Case, demos: Sequence[Demo] = (),
+                   seed: int | None = None) -> TaskTry:
+    """Ask the task model ``case.query`` with ``tool`` (its doc) and ``demos``; check its calls
+    by execution against ``case.invocation`` and its output. ``seed``: the run's by default."""
+    eng = engine
+    attempt = await eng.prompter.attempt(eng.task_model, [tool], case.query, demos,
+                                         seed=eng.config.seed if seed is None else seed,
+                                         temperature=eng.config.task_temperature)
+    if attempt.error:
+        return TaskTry(False, "", attempt.raw[:300], attempt.error, False)
+    outcome = await check_calls(list(attempt.calls), [case.invocation], eng.runtime,
+                                expected_outputs=[case.observation.output])
+    calls = ", ".join(c.to_python() for c in attempt.calls)
+    return TaskTry(outcome.correct, calls, "", "" if outcome.correct else str(outcome.error),
+                   True)
+
+
+async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
+                        demos: Sequence[Demo] = (), seed: int | None = None) -> DocEval:
+    """The task model's accuracy on ``cases`` with ``tool`` (its doc) and ``demos``."""
+    tries = await asyncio.gather(*(task_try(engine, tool, c, demos, seed) for c in cases))
+    failures = [t.failure(c) for c, t in zip(cases, tries) if not t.correct]
+    accuracy = 1.0 - len(failures) / len(cases) if cases else 0.0
+    return DocEval(accuracy, failures)
+
+
+__all__ = ["Case", "DocEval", "Request", "TaskTry", "task_accuracy", "task_try"]
