@@ -51,8 +51,10 @@ def optimize_command(
         help="LLM requests in flight per model: N for every model, or per backend "
              "(repeatable), e.g. --max-concurrency openai-compat=32 --max-concurrency "
              "embedded=2. Embedded: parallel slots; vllm: batch size. Never changes results"),
-    executor: str = typer.Option("local", help="local (tools concurrently in this process) | "
-                                               "ray (one Ray task per tool)"),
+    runner: str = typer.Option("local", "--runner", "--executor",
+                               help="how the tools are run: local (concurrently in this "
+                                    "process) | ray (one Ray task per tool); --executor is "
+                                    "its old name"),
     ray_address: Optional[str] = typer.Option(None, help="Ray cluster address (default: a "
                                                          "running local cluster or a new one)"),
     recompute: bool = typer.Option(False, "--recompute",
@@ -100,8 +102,8 @@ def optimize_command(
 
     if recompute and not resume:
         raise UserError("--recompute goes with --resume RUN_ID")
-    if executor not in ("local", "ray"):
-        raise UserError(f"--executor must be local or ray, got {executor!r}")
+    if runner not in ("local", "ray"):
+        raise UserError(f"--runner must be local or ray, got {runner!r}")
     if opaque is not None and (benchmark != "bfcl" or resume):
         raise UserError("--opaque goes with --benchmark bfcl and a new run")
     allow = parse_allow(allow_side_effects)
@@ -147,7 +149,7 @@ def optimize_command(
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
                           metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx,
-                          executor=executor, ray_address=ray_address, recompute=recompute,
+                          executor=runner, ray_address=ray_address, recompute=recompute,
                           method=method)
     print_summary(result)
 

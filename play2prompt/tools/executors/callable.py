@@ -10,7 +10,7 @@ Each call runs in a daemon thread: an exception becomes an ``exception`` observa
 that does not return within the timeout becomes a ``timeout`` observation (the thread is
 abandoned; Python cannot kill it), so a tool never crashes or hangs the run. An ``async def``
 callable is run to completion in that thread's own event loop. Callables cannot travel to
-another process: with ``--executor ray`` every call reports the tool ``unavailable``.
+another process: with ``--runner ray`` every call reports the tool ``unavailable``.
 """
 
 from __future__ import annotations
