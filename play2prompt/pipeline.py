@@ -11,18 +11,18 @@ selection, doc search (Step 2), the tool's statistics, and its result stored in 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
 from play2prompt.method.discovery import discovered_tool, discovery_stats
+from play2prompt.method.doc_choice import choose_demo_count, choose_doc
 from play2prompt.method.doc_search import (
     DocSearchOutcome,
-    DocSpace,
-    choose_demo_count,
-    search_doc,
+    search_docs,
+    skip_reason,
     split_examples,
 )
 from play2prompt.method.example_search import (
@@ -107,21 +107,35 @@ class ProgressTrace:
             self.phases.after_iteration(iteration)
 
 
+@dataclass(frozen=True)
+class Verified:
+    """Step 1's outcome, split: the verified examples (distinct calls, best first, the fact
+    tests among them), the part that builds and scores candidates, the held-out part that
+    builds nothing, and the facts of every call but the held-out ones."""
+
+    examples: tuple[Example, ...]
+    train: tuple[Example, ...]
+    hold: tuple[Example, ...]
+    book: FactBook
+
+
+@dataclass(frozen=True)
+class Demos:
+    """The demo candidates, those shipped (with their answers) and the held-out accuracy by
+    demo count."""
+
+    pool: tuple[Example, ...]
+    shipped: tuple[Example, ...]
+    scores: Mapping[str, float]
+
+
 async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
-    stored = engine.store.get_result(tool.name)
-    if stored is not None:
-        engine.reporter.done(tool.name, "done (from store)")
-        return ToolResult.from_dict(stored)
+    """Play2Prompt for one tool: tool play and example search (Step 1), fact tests (1b),
+    split, doc search and the honest choice of a doc (Step 2), the choice of demos."""
+    done = _done_already(tool, engine)
+    if done is not None:
+        return done
     eng = engine.for_tool(tool.name, count_calls=True)   # each LLM call moves its progress
-    cfg = eng.config
-    refused = eng.runtime.needs_consent(tool.name)
-    if refused is not None:   # no play without consent: no LLM call spent on it either
-        result = ToolResult(tool.name, tool, tool.doc, (), False,
-                            f"kept the original: not played ({refused})", {},
-                            {"not_executed": refused})
-        eng.store.put_result(tool.name, result.to_dict())
-        eng.reporter.done(tool.name, f"kept the original: not played ({refused})")
-        return result
     phases = Phases(eng, tool.name)
     eng = replace(eng, trace=ProgressTrace(eng.trace, phases))
     eng.reporter.start(tool.name, phases.total)
@@ -131,43 +145,78 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     examples = distinct_examples(search.history)
     phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
-    examples = sorted([*examples, *tests], key=lambda ex: -ex.reward)  # stable: ties keep order
-    train, hold = split_examples(examples, cfg.holdout, (cfg.seed, tool.name, "split"))
-    book = space.book.without(ex.invocation.key() for ex in hold)
-    outcome: DocSearchOutcome | None = None
-    if cfg.optimize_docs:
-        phases.docs(len(train), len(hold))
-        outcome = await search_doc(tool, eng, train, hold, book)
+    verified = split(tool, eng.config, space.book, [*examples, *tests])
+    outcome = await choose_doc_step(tool, eng, verified, phases)
     doc = outcome.doc if outcome is not None else tool.doc
-    phases.demos(len(train), len(hold))
-    pool, demos, demo_scores = await _demos(tool, eng, doc, train, hold, book)
-    stats = _tool_stats(eng, tool, search, space, outcome, examples, hold, pool, demos,
-                        demo_scores)
+    phases.demos(len(verified.train), len(verified.hold))
+    demos = await choose_demos(tool, eng, doc, verified)
+    stats = _tool_stats(eng, tool, search, space, outcome, verified, demos)
     stats.update(fact_test_stats(tests))
     stats.update(discovery_stats(given, tool))
-    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos),
+    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos.shipped),
                         outcome.changed if outcome else False,
                         outcome.reason if outcome else "doc search off",
                         dict(outcome.scores) if outcome else {}, stats)
     eng.store.put_result(tool.name, result.to_dict())
     eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, "
-                      f"{len(examples)} verified examples, {len(demos)} demos; doc: "
-                      f"{result.doc_reason}")
+                      f"{len(verified.examples)} verified examples, {len(demos.shipped)} "
+                      f"demos; doc: {result.doc_reason}")
     return result
 
 
-async def _demos(tool: Tool, eng: Engine, doc: ToolDoc, train: list[Example],
-                 hold: list[Example], book: FactBook
-                 ) -> tuple[list[Example], list[Example], dict[str, float]]:
-    """The demo candidates, the demos shipped with ``doc`` (with their answers) and the
-    held-out accuracy by demo count."""
+def _done_already(tool: Tool, engine: Engine) -> ToolResult | None:
+    """The tool's stored result, or the original kept without play when the tool may not be
+    executed (no LLM call spent on it either); None when the tool is to be optimized."""
+    stored = engine.store.get_result(tool.name)
+    if stored is not None:
+        engine.reporter.done(tool.name, "done (from store)")
+        return ToolResult.from_dict(stored)
+    refused = engine.runtime.needs_consent(tool.name)
+    if refused is None:
+        return None
+    result = ToolResult(tool.name, tool, tool.doc, (), False,
+                        f"kept the original: not played ({refused})", {},
+                        {"not_executed": refused})
+    engine.store.put_result(tool.name, result.to_dict())
+    engine.reporter.done(tool.name, f"kept the original: not played ({refused})")
+    return result
+
+
+def split(tool: Tool, config: OptimizeConfig, book: FactBook,
+          examples: Sequence[Example]) -> Verified:
+    """The verified examples best first (a stable sort: ties keep their order), split by a
+    hash of their calls; the facts without those of the held-out calls."""
+    ranked = sorted(examples, key=lambda ex: -ex.reward)
+    train, hold = split_examples(ranked, config.holdout, (config.seed, tool.name, "split"))
+    return Verified(tuple(ranked), tuple(train), tuple(hold),
+                    book.without(ex.invocation.key() for ex in hold))
+
+
+async def choose_doc_step(tool: Tool, eng: Engine, verified: Verified,
+                          phases: Phases) -> DocSearchOutcome | None:
+    """Step 2 (None when ``optimize_docs`` is off): the doc search on the training part, then
+    the honest choice against D0 on the held-out part; D0 without a search where none could
+    change it."""
+    if not eng.config.optimize_docs:
+        return None
+    train, hold = list(verified.train), list(verified.hold)
+    phases.docs(len(train), len(hold))
+    reason = skip_reason(train, hold, eng.config)
+    if reason is not None:
+        return DocSearchOutcome(tool.doc, False, reason, {})
+    return await choose_doc(tool, eng, await search_docs(tool, eng, train, verified.book), hold)
+
+
+async def choose_demos(tool: Tool, eng: Engine, doc: ToolDoc, verified: Verified) -> Demos:
+    """The demos shipped with ``doc``: the best training examples that differ, as many (0, 1
+    or k) as held-out accuracy says, with their answers (m4)."""
     cfg = eng.config
-    pool = select_demos(train, cfg.demos_per_tool)
-    k, demo_scores = len(pool), {}
+    pool = select_demos(list(verified.train), cfg.demos_per_tool)
+    k, scores = len(pool), {}
     if cfg.choose_demo_count:
-        k, demo_scores = await choose_demo_count(DocSpace(tool, eng, train, book), doc, pool,
-                                                 hold, cfg.demos_per_tool)
-    return pool, await write_answers(pool[:k], tool, eng), demo_scores
+        k, scores = await choose_demo_count(tool, eng, doc, pool, list(verified.hold),
+                                            cfg.demos_per_tool)
+    return Demos(tuple(pool), tuple(await write_answers(pool[:k], tool, eng)), scores)
 
 
 async def fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
@@ -193,8 +242,8 @@ def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:
 
 
 def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: ExampleSpace,
-                outcome: DocSearchOutcome | None, examples: Sequence[Any], hold: Sequence[Any],
-                pool: Sequence[Any], demos: Sequence[Any], demo_scores: Any) -> dict[str, Any]:
+                outcome: DocSearchOutcome | None, verified: Verified,
+                demos: Demos) -> dict[str, Any]:
     history = search.history
     attempts = [a for p in space.plays for a in p.attempts]
     tag_stats = eng.store.samples_by_tag().get(tool.name, {})
@@ -207,12 +256,12 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "repaired_calls": len(space.prober.repaired),
         "facts": space.book.to_list(),
         "examples": len(history),
-        "verified_examples": len(examples),
-        "held_out_examples": len(hold),
+        "verified_examples": len(verified.examples),
+        "held_out_examples": len(verified.hold),
         "gated_examples": sum(1 for n in history if n.item.problems),
-        "demos": len(demos),
-        "demo_candidates": len(pool),
-        "demo_count_scores": demo_scores,
+        "demos": len(demos.shipped),
+        "demo_candidates": len(demos.pool),
+        "demo_count_scores": demos.scores,
         "best_reward": search.best.reward if search.best else None,
         "best_reward_per_iteration": search.best_reward_per_iteration(),
         "doc_score_per_iteration": list(outcome.best_per_iteration) if outcome else [],

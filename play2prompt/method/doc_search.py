@@ -1,4 +1,4 @@
-"""Step 2: beam search over the documentation of one tool, and the honest choice of what ships.
+"""Step 2: beam search over the documentation of one tool.
 
 Candidates: D0; the facts doc (D0 with what tool play refuted taken out and what it established
 stated, written by code, :func:`play2prompt.method.facts.facts_doc`); and rewrites by the doc
@@ -10,10 +10,10 @@ facts-doc text, a fact it leaves out is stated, a D0 statement it drops is kept
 and no demos (the doc linter's score breaks ties).
 
 The examples are split by their calls (a hash, not the search's choices) into a training part,
-which builds and scores candidates, and a held-out part, never used to build anything. The best
-candidate replaces D0 only when it scores strictly higher than D0 on the held-out examples,
-both asked afresh (a seed of their own, never a replay of Step 1's test); otherwise the run
-keeps the original and says so. With too few examples to hold any out, D0 is kept.
+which builds and scores candidates, and a held-out part, never used to build anything
+(:func:`split_examples`). :func:`search_docs` returns every scored candidate, each carrying its
+evaluation (:class:`DocCandidate`, scored by :meth:`DocSpace.score`, which keeps no state);
+what ships is chosen by :mod:`play2prompt.method.doc_choice`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import asyncio
 import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.jsonutil import derive_seed, stable_hash
@@ -32,17 +32,17 @@ from play2prompt.method.example_search import Example
 from play2prompt.method.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.task_prompt import Demo
-from play2prompt.search import Node, beam_search, monte_carlo_search
+from play2prompt.search import Node, Scored, beam_search, monte_carlo_search, scored
 from play2prompt.tools.lint import lint_score
 from play2prompt.tools.model import Tool, ToolDoc
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.config import OptimizeConfig
     from play2prompt.engine import Engine
 
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
 REWRITE_TRIES = 3
-HOLDOUT_SEED = "held-out"
 _PLACEHOLDERS = {"", "none", "n/a", "na", "no data", "tbd", "todo", "unknown", "null", "-"}
 _MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
 _CONTENT = re.compile(r"[a-z0-9][a-z0-9'/-]{3,}")
@@ -125,10 +125,30 @@ class DocCandidate:
     doc: ToolDoc
     critique: str = ""
     kind: str = "rewrite"            # original | facts | rewrite
+    # the task model's accuracy on the training batch, once scored (not part of its identity)
+    evaluation: DocEval | None = field(default=None, compare=False)
+
+    @property
+    def accuracy(self) -> float:
+        return self.evaluation.accuracy if self.evaluation is not None else 0.0
+
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        return self.evaluation.failures if self.evaluation is not None else []
 
     @property
     def key(self) -> str:
         return stable_hash(self.doc.to_dict())
+
+
+@dataclass(frozen=True)
+class DocSearch:
+    """Step 2's candidates, each scored on the training ``batch`` (D0 among them)."""
+
+    history: tuple[Node[DocCandidate], ...]
+    batch: tuple[Example, ...]
+    best_per_iteration: tuple[float | None, ...] = ()
+    stopped_early: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +186,6 @@ class DocSpace:
         self.batch = list(batch)
         self.book = book
         self.reference = facts_doc(tool, book)
-        self.evals: dict[str, DocEval] = {}
 
     async def evaluate(self, doc: ToolDoc, examples: Sequence[Example],
                        demos: Sequence[Demo] = (), fresh: str = "") -> DocEval:
@@ -176,18 +195,18 @@ class DocSpace:
         seed = derive_seed(eng.config.seed, fresh) if fresh else eng.config.seed
         return await task_accuracy(eng, self.tool.with_doc(doc), examples, demos, seed)
 
-    async def score(self, items: Sequence[DocCandidate], iteration: int) -> list[float]:
-        out = []
-        for cand, ev in zip(items, await asyncio.gather(
-                *(self.evaluate(c.doc, self.batch) for c in items))):
-            self.evals[cand.key] = ev
-            out.append(ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(cand.doc)))
-        return out
+    async def score(self, items: Sequence[DocCandidate],
+                    iteration: int) -> list[Scored[DocCandidate]]:
+        """Each candidate with its accuracy on the batch; the doc linter breaks ties."""
+        evals = await asyncio.gather(*(self.evaluate(c.doc, self.batch) for c in items))
+        return [Scored(replace(c, evaluation=ev),
+                       ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(c.doc)))
+                for c, ev in zip(items, evals)]
 
     async def propose(self, parent: Node[DocCandidate] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[DocCandidate]:
         base = parent.item.doc if parent else self.tool.doc
-        failures = self.evals[parent.item.key].failures if parent else []
+        failures = parent.item.failures if parent else []
         found = await asyncio.gather(*(self._rewrite(base, failures, nid)
                                        for nid in node_ids[:count]))
         return [c for c in found if c is not None]
@@ -233,20 +252,26 @@ class DocSpace:
         return None
 
 
-async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
-                     hold: Sequence[Example], book: FactBook) -> DocSearchOutcome:
-    """Run Step 2 for ``tool``: candidates built and scored on ``train`` (with ``book``, the
-    facts of every call but the held-out ones), the winner checked against D0 on ``hold``."""
+def skip_reason(train: Sequence[Example], hold: Sequence[Example],
+                config: OptimizeConfig) -> str | None:
+    """Why Step 2 cannot change D0 and is not run (too few examples to hold any out; D0
+    already solves them all), or None."""
+    found = len(train) + len(hold)
+    if found < config.min_examples_for_docs or not hold or not train:
+        return f"kept the original: only {found} verified example(s), too few to hold any out"
+    if config.lam > 0 and all(ex.solved for ex in [*train, *hold]):
+        return f"kept the original: it already solves all {found} verified examples (no doc " \
+            f"search)"
+    return None
+
+
+async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
+                      book: FactBook) -> DocSearch:
+    """Step 2's search for ``tool``: D0, the facts doc and G_D's rewrites, built and scored on
+    ``train`` (with ``book``, the facts of every call but the held-out ones)."""
     cfg = engine.config
-    d0 = tool.doc
-    if len(train) + len(hold) < cfg.min_examples_for_docs or not hold or not train:
-        return DocSearchOutcome(d0, False, f"kept the original: only {len(train) + len(hold)} "
-                                f"verified example(s), too few to hold any out", {})
-    if cfg.lam > 0 and all(ex.solved for ex in [*train, *hold]):
-        return DocSearchOutcome(d0, False, f"kept the original: it already solves all "
-                                f"{len(train) + len(hold)} verified examples (no doc search)", {})
     space = DocSpace(tool, engine, train[: cfg.doc_batch], book)
-    initial = [DocCandidate(d0, kind="original")]
+    initial = [DocCandidate(tool.doc, kind="original")]
     if cfg.evidence_notes and DocCandidate(space.reference).key != initial[0].key:
         initial.append(DocCandidate(space.reference, "facts from tool play", "facts"))
     settings = cfg.docs
@@ -260,30 +285,22 @@ async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
                 parent=f"doc-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload={"doc": node.item.doc.to_dict(), "critique": node.item.critique,
-                         "kind": node.item.kind,
-                         "accuracy": space.evals[node.item.key].accuracy,
-                         "failures": space.evals[node.item.key].failures[:5]})
+                         "kind": node.item.kind, "accuracy": node.item.accuracy,
+                         "failures": node.item.failures[:5]})
         engine.trace.iteration_ended("doc", tool.name, iteration)
 
-    stopped_early = False
     if settings.method == "mc":
-        scored = await space.score(initial, 0)
-        roots = [Node(f"root{i}", c, s, 0) for i, (c, s) in enumerate(zip(initial, scored))]
+        roots = [Node(f"root{i}", *scored(c, s), 0)
+                 for i, (c, s) in enumerate(zip(initial, await space.score(initial, 0)))]
         mc = await monte_carlo_search(_ChildrenOf(space, roots[0]), width=settings.width,
                                       budget=settings.budget(), on_iteration=on_iteration)
-        history = roots + mc.history
-        best_per_iteration: tuple[float | None, ...] = (max(scored),) + tuple(
-            mc.best_reward_per_iteration())
-    else:
-        result = await beam_search(space, width=settings.width, expand=settings.expand,
-                                   depth=settings.depth, initial_items=initial,
-                                   patience=cfg.patience, on_iteration=on_iteration)
-        history = result.history
-        best_per_iteration = tuple(result.best_reward_per_iteration())
-        stopped_early = result.stopped_early
-    outcome = await choose_doc(space, d0, history, hold)
-    return replace(outcome, history=tuple(history), best_per_iteration=best_per_iteration,
-                   stopped_early=stopped_early)
+        return DocSearch(tuple(roots + mc.history), tuple(space.batch),
+                         (max(r.reward for r in roots), *mc.best_reward_per_iteration()))
+    result = await beam_search(space, width=settings.width, expand=settings.expand,
+                               depth=settings.depth, initial_items=initial,
+                               patience=cfg.patience, on_iteration=on_iteration)
+    return DocSearch(tuple(result.history), tuple(space.batch),
+                     tuple(result.best_reward_per_iteration()), result.stopped_early)
 
 
 class _ChildrenOf:
@@ -296,71 +313,6 @@ class _ChildrenOf:
                       node_ids: Sequence[str]) -> list[DocCandidate]:
         return await self.space.propose(self.root, count, iteration, node_ids)
 
-    async def score(self, items: Sequence[DocCandidate], iteration: int) -> list[float]:
+    async def score(self, items: Sequence[DocCandidate],
+                    iteration: int) -> list[Scored[DocCandidate]]:
         return await self.space.score(items, iteration)
-
-
-async def choose_doc(space: DocSpace, d0: ToolDoc, history: Sequence[Node[DocCandidate]],
-                     hold: Sequence[Example]) -> DocSearchOutcome:
-    """The best candidate other than D0 by training score (on a tie the facts doc first: it
-    states only what execution established), kept only if it scores strictly higher than D0 on
-    all the verified examples (training and held-out together) and not lower on the held-out
-    ones. With one or two held-out examples the original often gets them all right already; a
-    tie there says nothing, while the training examples it failed do."""
-    d0_key = DocCandidate(d0).key
-    rank = {"facts": 0, "rewrite": 1}
-    others = [n for n in history if n.item.key != d0_key]
-    d0_train = space.evals[d0_key].accuracy
-    scores: dict[str, float | None] = {"d0_train": d0_train, "best_train": None,
-                                       "d0_holdout": None, "best_holdout": None}
-    if not others:
-        return DocSearchOutcome(d0, False, "kept the original: no other candidate", scores)
-    best = sorted(others, key=lambda n: (-space.evals[n.item.key].accuracy,
-                                         rank.get(n.item.kind, 2), -n.reward))[0]
-    best_train = space.evals[best.item.key].accuracy
-    scores["best_train"] = best_train
-    if best_train < d0_train:
-        return DocSearchOutcome(d0, False, f"kept the original: the best candidate scored "
-                                f"{best_train:.2f} on the training examples, below the "
-                                f"original's {d0_train:.2f}", scores)
-    d0_hold, best_hold = await asyncio.gather(
-        space.evaluate(d0, hold, fresh=HOLDOUT_SEED),
-        space.evaluate(best.item.doc, hold, fresh=HOLDOUT_SEED))
-    scores.update(d0_holdout=d0_hold.accuracy, best_holdout=best_hold.accuracy)
-    n_train, n_hold = len(space.batch), len(hold)
-    d0_all = (d0_train * n_train + d0_hold.accuracy * n_hold) / (n_train + n_hold)
-    best_all = (best_train * n_train + best_hold.accuracy * n_hold) / (n_train + n_hold)
-    scores.update(d0_all=round(d0_all, 4), best_all=round(best_all, 4))
-    kind = "facts from tool play" if best.item.kind == "facts" else "rewrite"
-    if best_hold.accuracy < d0_hold.accuracy:
-        reason = (f"kept the original: the best {kind} scored {best_hold.accuracy:.2f} on "
-                  f"{n_hold} held-out example(s), below the original's {d0_hold.accuracy:.2f}")
-        return DocSearchOutcome(d0, False, reason, scores)
-    if best_all <= d0_all:
-        reason = (f"kept the original: the best {kind} scored {best_all:.2f} on the "
-                  f"{n_train + n_hold} verified examples, not above the original's "
-                  f"{d0_all:.2f}")
-        return DocSearchOutcome(d0, False, reason, scores)
-    reason = (f"{kind}: accuracy on {n_train + n_hold} verified examples {d0_all:.2f} -> "
-              f"{best_all:.2f} (training {d0_train:.2f} -> {best_train:.2f}, held-out "
-              f"{d0_hold.accuracy:.2f} -> {best_hold.accuracy:.2f})")
-    return DocSearchOutcome(best.item.doc, True, reason, scores)
-
-
-async def choose_demo_count(space: DocSpace, doc: ToolDoc, demos: Sequence[Example],
-                            hold: Sequence[Example], top: int) -> tuple[int, dict[str, float]]:
-    """How many of ``demos`` to ship with ``doc``: the task model's held-out accuracy with 0,
-    1 and ``top`` demos; more demos only when they score strictly higher than fewer (a small
-    task model that copies demo values gets none)."""
-    counts = sorted({0, min(1, len(demos)), min(top, len(demos))})
-    if not hold or counts == [0]:
-        return 0, {}
-    evals = await asyncio.gather(*(space.evaluate(doc, hold, [d.demo() for d in demos[:k]],
-                                                  fresh=HOLDOUT_SEED) for k in counts))
-    scores = {str(k): ev.accuracy for k, ev in zip(counts, evals)}
-    best = 0
-    for k, ev in zip(counts, evals):
-        if ev.accuracy > scores[str(best)]:
-            best = k
-    return best, scores
-

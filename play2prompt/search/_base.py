@@ -20,6 +20,22 @@ class Node(Generic[T]):
     parent: str | None = None
 
 
+@dataclass(frozen=True)
+class Scored(Generic[T]):
+    """A reward with the item as its scoring left it (e.g. carrying what its evaluation found),
+    for a space whose ``score`` returns more than the rewards."""
+
+    item: T
+    reward: float
+
+
+def scored(item: T, score: float | Scored[T]) -> tuple[T, float]:
+    """(item, reward) from what ``score`` returned for ``item``."""
+    if isinstance(score, Scored):
+        return score.item, float(score.reward)
+    return item, float(score)
+
+
 class SearchSpace(Protocol[T]):
     async def propose(self, parent: Node[T] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[T]:
@@ -30,8 +46,8 @@ class SearchSpace(Protocol[T]):
         """
         ...
 
-    async def score(self, items: Sequence[T], iteration: int) -> list[float]:
-        """One reward per item (higher is better)."""
+    async def score(self, items: Sequence[T], iteration: int) -> Sequence[float | Scored[T]]:
+        """One reward per item (higher is better), or a :class:`Scored` item."""
         ...
 
 

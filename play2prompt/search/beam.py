@@ -8,7 +8,15 @@ import inspect
 from collections.abc import Sequence
 
 from play2prompt.jsonutil import stable_hash
-from play2prompt.search._base import Node, OnIteration, SearchResult, SearchSpace, T, top
+from play2prompt.search._base import (
+    Node,
+    OnIteration,
+    SearchResult,
+    SearchSpace,
+    T,
+    scored,
+    top,
+)
 
 
 def child_ids(parent_id: str, iteration: int, count: int) -> list[str]:
@@ -20,7 +28,7 @@ async def _propose_scored(space: SearchSpace[T], parent: Node[T] | None, count: 
     ids = child_ids(parent.id if parent else "root", iteration, count)
     items = (await space.propose(parent, count, iteration, ids))[:count]
     rewards = await space.score(items, iteration) if items else []
-    return [Node(ids[j], item, float(r), iteration, parent.id if parent else None)
+    return [Node(ids[j], *scored(item, r), iteration, parent.id if parent else None)
             for j, (item, r) in enumerate(zip(items, rewards))]
 
 
@@ -48,7 +56,7 @@ async def beam_search(
     if initial_items is not None:
         ids = child_ids("root", 0, len(initial_items))
         rewards = await space.score(list(initial_items), 0)
-        first = [Node(ids[j], it, float(r), 0, None)
+        first = [Node(ids[j], *scored(it, r), 0, None)
                  for j, (it, r) in enumerate(zip(initial_items, rewards))]
     else:
         first = await _propose_scored(space, None, initial or width, 0)

@@ -7,14 +7,8 @@ import json
 import pytest
 
 from play2prompt.lm.fake import FakeLM, tool_call
-from play2prompt.method.doc_search import (
-    DocSpace,
-    choose_demo_count,
-    complete_doc,
-    doc_problems,
-    search_doc,
-    split_examples,
-)
+from play2prompt.method.doc_choice import choose_demo_count, search_doc
+from play2prompt.method.doc_search import complete_doc, doc_problems, split_examples
 from play2prompt.method.example_search import Example
 from play2prompt.method.facts import FactBook, facts_doc
 from play2prompt.tools.model import Invocation, Observation, ToolDoc
@@ -165,12 +159,11 @@ def test_demos_ship_only_when_they_beat_fewer(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
     examples = _examples(engine)
     train, hold = examples[:4], examples[4:]
-    space = DocSpace(tool, engine, train, _book(tool, engine, train))
     engine.task_model = _task_model(examples, lambda k, q, d: True)
-    assert asyncio.run(choose_demo_count(space, tool.doc, train, hold, 3)) == (
+    assert asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3)) == (
         0, {"0": 1.0, "1": 1.0, "3": 1.0})
     engine.task_model = _task_model(examples, lambda k, q, d: d)
-    k, scores = asyncio.run(choose_demo_count(space, tool.doc, train, hold, 3))
+    k, scores = asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3))
     assert k == 1 and scores == {"0": 0.0, "1": 1.0, "3": 1.0}
 
 
