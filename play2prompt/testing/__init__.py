@@ -9,8 +9,8 @@
 - :mod:`play2prompt.testing.optimizers`:
   :class:`~play2prompt.testing.optimizers.OptimizerContract`.
 
-A backend, executor, exporter, benchmark or optimization method of another package gets the same tests by
-subclassing the contract in its own test suite with a fixture that builds one; this
+A backend, executor, exporter, benchmark or optimization method of another package gets the
+same tests by subclassing the contract in its own test suite with a fixture that builds one; this
 repository's tests run every registered one (``tests/*/test_*_contract.py``). The suites need
 pytest (the ``dev`` extra). The fake LM itself lives in :mod:`play2prompt.lm.fake`.
 """
