@@ -162,10 +162,11 @@ class ExampleSpace:
                                   play.attempts + (attempt,), play.seed_key, play.facts))
         return out
 
-    async def end_iteration(self, new: Sequence[Node[Example]]) -> None:
-        """Update what the next iteration's proposals know (a snapshot, so the outcome does
-        not depend on the order in which concurrent candidates finish), and probe the tool
-        once, from the first call that ran."""
+    async def end_iteration(self, iteration: int, new: Sequence[Node[Example]]) -> None:
+        """The search's iteration ended (its candidates traced): update what the next
+        iteration's proposals know (a snapshot, so the outcome does not depend on the order in
+        which concurrent candidates finish), probe the tool once, from the first call that
+        ran, and tell the trace."""
         self.explored.update(n.item.invocation.key() for n in new)
         lines = dict.fromkeys(self.failures)
         for play in self.plays:
@@ -181,6 +182,7 @@ class ExampleSpace:
         self.prober.tool = self.current       # probes vary the parameters play discovered too
         if self.engine.config.probe:
             await self.prober.run(self.plays)
+        self.engine.trace.iteration_ended("example", self.tool.name, iteration)
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
@@ -286,9 +288,9 @@ class ExampleSpace:
 
 async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None
                           ) -> tuple[SearchResult[Example], ExampleSpace]:
-    """Run Step 1 for ``tool``, every candidate told to ``engine.trace``, and each iteration
-    that ended once the tool is probed. ``known``: facts play starts from (a refreshed run's,
-    re-probed against the tool as it is now)."""
+    """Run Step 1 for ``tool``, every candidate told to ``engine.trace`` (the search's
+    ``on_iteration``), then the space's :meth:`ExampleSpace.end_iteration` (probes). ``known``:
+    facts play starts from (a refreshed run's, re-probed against the tool as it is now)."""
     space = ExampleSpace(tool, engine, known)
     settings = engine.config.examples
 
@@ -301,8 +303,6 @@ async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = N
                 parent=f"ex-{tool.name}-{node.parent}" if node.parent else None,
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload=node.item.to_dict())
-        await space.end_iteration(new)
-        engine.trace.iteration_ended("example", tool.name, iteration)
 
     if settings.method == "mc":
         result = await monte_carlo_search(space, width=settings.width, budget=settings.budget(),

@@ -50,6 +50,9 @@ class SearchSpace(Protocol[T]):
         """One reward per item (higher is better), or a :class:`Scored` item."""
         ...
 
+    # Optional: ``async def end_iteration(self, iteration, new_nodes)``, called once an
+    # iteration's nodes are known and ``on_iteration`` has seen them.
+
 
 @dataclass
 class SearchResult(Generic[T]):

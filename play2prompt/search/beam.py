@@ -40,6 +40,13 @@ async def _notify(callback: OnIteration | None, iteration: int, new: list[Node],
             await out
 
 
+async def _end_iteration(space: SearchSpace[T], iteration: int, new: list[Node[T]]) -> None:
+    """A space's own end of an iteration (optional ``end_iteration``), after ``on_iteration``."""
+    hook = getattr(space, "end_iteration", None)
+    if hook is not None:
+        await hook(iteration, new)
+
+
 async def beam_search(
     space: SearchSpace[T],
     *,
@@ -64,6 +71,7 @@ async def beam_search(
     beam = top(first, width)
     result = SearchResult(beam, history, [beam])
     await _notify(on_iteration, 0, first, beam)
+    await _end_iteration(space, 0, first)
     best, stale = (beam[0].reward if beam else float("-inf")), 0
     for iteration in range(1, depth + 1):
         if beam:
@@ -79,6 +87,7 @@ async def beam_search(
         beam = top(pool, width)
         result.beams.append(beam)
         await _notify(on_iteration, iteration, children, beam)
+        await _end_iteration(space, iteration, children)
         if beam and beam[0].reward > best:
             best, stale = beam[0].reward, 0
         else:

@@ -4,7 +4,7 @@ start (no parent conditioning), keep the best ``width``."""
 from __future__ import annotations
 
 from play2prompt.search._base import OnIteration, SearchResult, SearchSpace, T, top
-from play2prompt.search.beam import _notify, _propose_scored
+from play2prompt.search.beam import _end_iteration, _notify, _propose_scored
 
 
 async def monte_carlo_search(
@@ -17,6 +17,7 @@ async def monte_carlo_search(
     nodes = await _propose_scored(space, None, budget, 0)
     beam = top(nodes, width)
     await _notify(on_iteration, 0, nodes, beam)
+    await _end_iteration(space, 0, nodes)
     return SearchResult(beam, list(nodes), [beam])
 
 

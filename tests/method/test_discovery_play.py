@@ -118,7 +118,7 @@ def test_requests_rereading_and_the_task_model_see_the_discovered_schema(make_en
 
     async def run():
         found = await space.propose(None, 1, 0, ["n0"])
-        await space.end_iteration([])
+        await space.end_iteration(0, [])
         return found
 
     (ex,) = asyncio.run(run())

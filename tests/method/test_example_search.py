@@ -184,9 +184,9 @@ def test_play_facts_reach_the_next_iteration_and_probes_run_once(loan, make_engi
 
     async def two_rounds():
         await space.propose(None, 1, 0, ["a"])
-        await space.end_iteration([])
+        await space.end_iteration(0, [])
         await space.propose(None, 1, 1, ["b"])
-        await space.end_iteration([])
+        await space.end_iteration(0, [])
 
     asyncio.run(two_rounds())
     assert any("must be positive" in f.text for f in space.book.of("principal"))
@@ -197,5 +197,5 @@ def test_play_facts_reach_the_next_iteration_and_probes_run_once(loan, make_engi
     starts = {c["payload"]["from"]["arguments"]["principal"]
               for c in engine.store.candidates(tool="loan_payment", stage="probe")}
     assert starts == {-5, 900}
-    asyncio.run(space.end_iteration([]))
+    asyncio.run(space.end_iteration(0, []))
     assert len(engine.store.candidates(tool="loan_payment", stage="probe")) == 2

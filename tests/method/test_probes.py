@@ -82,7 +82,7 @@ def test_a_play_that_found_nothing_takes_a_repaired_call(tools, make_engine):
 
     async def two_rounds():
         assert await space.propose(None, 1, 0, ["a"]) == []
-        await space.end_iteration([])
+        await space.end_iteration(0, [])
         return await space.propose(None, 1, 1, ["b"])
 
     found = asyncio.run(two_rounds())
