@@ -146,17 +146,18 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
     verified = split(tool, eng.config, space.book, [*examples, *tests])
-    outcome = await choose_doc_step(tool, eng, verified, phases)
-    doc = outcome.doc if outcome is not None else tool.doc
+    if eng.config.optimize_docs:
+        phases.docs(len(verified.train), len(verified.hold))
+    outcome = kept_without_search(tool, eng.config, verified)   # off, too few, all solved
+    if outcome is None:
+        docs = await search_docs(tool, eng, list(verified.train), verified.book)   # Step 2
+        outcome = await choose_doc(tool, eng, docs, list(verified.hold))
     phases.demos(len(verified.train), len(verified.hold))
-    demos = await choose_demos(tool, eng, doc, verified)
-    stats = _tool_stats(eng, tool, search, space, outcome, verified, demos)
-    stats.update(fact_test_stats(tests))
-    stats.update(discovery_stats(given, tool))
-    result = ToolResult(tool.name, tool, doc, tuple(d.demo() for d in demos.shipped),
-                        outcome.changed if outcome else False,
-                        outcome.reason if outcome else "doc search off",
-                        dict(outcome.scores) if outcome else {}, stats)
+    demos = await choose_demos(tool, eng, outcome.doc, verified)
+    stats = {**_tool_stats(eng, tool, search, space, outcome, verified, demos),
+             **fact_test_stats(tests), **discovery_stats(given, tool)}
+    result = ToolResult(tool.name, tool, outcome.doc, tuple(d.demo() for d in demos.shipped),
+                        outcome.changed, outcome.reason, dict(outcome.scores), stats)
     eng.store.put_result(tool.name, result.to_dict())
     eng.reporter.done(tool.name, f"{stats['valid_invocations']} valid calls, "
                       f"{len(verified.examples)} verified examples, {len(demos.shipped)} "
@@ -192,19 +193,14 @@ def split(tool: Tool, config: OptimizeConfig, book: FactBook,
                     book.without(ex.invocation.key() for ex in hold))
 
 
-async def choose_doc_step(tool: Tool, eng: Engine, verified: Verified,
-                          phases: Phases) -> DocSearchOutcome | None:
-    """Step 2 (None when ``optimize_docs`` is off): the doc search on the training part, then
-    the honest choice against D0 on the held-out part; D0 without a search where none could
-    change it."""
-    if not eng.config.optimize_docs:
-        return None
-    train, hold = list(verified.train), list(verified.hold)
-    phases.docs(len(train), len(hold))
-    reason = skip_reason(train, hold, eng.config)
-    if reason is not None:
-        return DocSearchOutcome(tool.doc, False, reason, {})
-    return await choose_doc(tool, eng, await search_docs(tool, eng, train, verified.book), hold)
+def kept_without_search(tool: Tool, config: OptimizeConfig,
+                        verified: Verified) -> DocSearchOutcome | None:
+    """D0, kept without a doc search, when Step 2 is off or could not change it (too few
+    examples to hold any out, or D0 already solves them all); None when it is to run."""
+    if not config.optimize_docs:
+        return DocSearchOutcome(tool.doc, False, "doc search off", {})
+    reason = skip_reason(verified.train, verified.hold, config)
+    return None if reason is None else DocSearchOutcome(tool.doc, False, reason, {})
 
 
 async def choose_demos(tool: Tool, eng: Engine, doc: ToolDoc, verified: Verified) -> Demos:
@@ -242,7 +238,7 @@ def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:
 
 
 def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: ExampleSpace,
-                outcome: DocSearchOutcome | None, verified: Verified,
+                outcome: DocSearchOutcome, verified: Verified,
                 demos: Demos) -> dict[str, Any]:
     history = search.history
     attempts = [a for p in space.plays for a in p.attempts]
@@ -264,9 +260,8 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "demo_count_scores": demos.scores,
         "best_reward": search.best.reward if search.best else None,
         "best_reward_per_iteration": search.best_reward_per_iteration(),
-        "doc_score_per_iteration": list(outcome.best_per_iteration) if outcome else [],
-        "stopped_early": {"examples": search.stopped_early,
-                          "docs": outcome.stopped_early if outcome else False},
+        "doc_score_per_iteration": list(outcome.best_per_iteration),
+        "stopped_early": {"examples": search.stopped_early, "docs": outcome.stopped_early},
         "repeated_calls_avoided": {
             "explored": sum(1 for a in attempts if a.observation.error_type == "duplicate"),
             "failed": sum(1 for a in attempts if a.observation.error_type == "repeat"),
