@@ -2,8 +2,11 @@
 
 One engine serves one run (or, on a Ray worker, one tool of it): the generator (G_E), the task
 model (M_T) and the doc generator (G_D), the tool runtime, the run store, the settings, the
-meta-prompts, the task model's prompter and a progress reporter. :meth:`Engine.for_tool` gives
-the view one tool's optimization uses, whose LM calls are tagged with the tool's name.
+meta-prompts, the task model's prompter, a progress reporter and the trace the method's steps
+tell their candidates to (:class:`StoreTrace`: into the run store). :meth:`Engine.for_tool`
+gives the view one tool's optimization uses, whose LM calls are tagged with the tool's name.
+The models come from the run's model specs through one resolver, :func:`resolve_models`, on the
+driver (:mod:`play2prompt.opening`) and in every Ray worker (:mod:`play2prompt.distributed`).
 """
 
 from __future__ import annotations

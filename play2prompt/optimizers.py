@@ -7,7 +7,8 @@ methods' steps are their LLM calls, counted by ``engine.for_tool(name, count_cal
 so theirs is the calls one tool is expected to take). The run around
 it (store, models, runner, ``result.json``, ``tools.optimized.json``, cost) is the same for
 every method (:func:`play2prompt.optimize.optimize`), so export, serve, report and eval work
-on every method's run folder unchanged. The run's ``config.method`` names the method.
+on every method's run folder unchanged. The run's ``config.method`` names the method; a runner
+(:mod:`play2prompt.runners`) loads it here and calls its ``optimize_tool`` for each tool.
 
 Built in: ``play2prompt`` (the default: tool play, example search, doc search;
 :mod:`play2prompt.pipeline`), ``easytool`` (one rewrite per tool from its doc alone) and
