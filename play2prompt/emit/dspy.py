@@ -38,7 +38,7 @@ DEMOS: list[dict[str, Any]] = {demos}
 
 def _unbound(name: str) -> Callable[..., Any]:
     def call(**kwargs: Any) -> Any:
-        raise NotImplementedError(f"{{name}}: pass its implementation to build_tools()")
+        raise LookupError(f"{{name}}: no implementation bound: pass it to build_tools()")
 
     call.__name__ = name
     return call
