@@ -186,7 +186,8 @@ def print_summary(result) -> None:
                  if "fact_tests" in s else "-")
         rows.append([name, s.get("valid_invocations"),
                      f"{s.get('demos')} ({s.get('verified_examples')})", tests,
-                     fmt(s.get("best_reward")), f"{fmt(before)}->{fmt(after)}",
+                     fmt(s.get("best_reward")),
+                     "-" if before is None else f"{fmt(before)} -> {fmt(after)}",
                      "yes" if r.doc_changed else "no", s.get("llm_samples")])
     console.print(table(f"run {result.run_id}", [
         "tool", "valid calls", "demos (verified examples)", "fact tests (D0 fails)",

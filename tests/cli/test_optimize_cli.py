@@ -16,6 +16,7 @@ def test_optimize_then_list_and_show(tmp_path, capsys):
     for name in ("convert_units", "loan_payment", "body_mass_index"):
         assert name in out
     assert "LLM calls" in out and "tools.optimized.json" in out
+    assert "None" not in out and "->-" not in out   # a missing score is "-", not a repr
     result = json.loads((tmp_path / "r1" / "result.json").read_text())
     assert result["config"]["examples"]["width"] == 3 and result["config"]["n_e"] == 2
     assert all(len(t["demos"]) <= 2 for t in result["tools"].values())
