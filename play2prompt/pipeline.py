@@ -1,9 +1,11 @@
 """The Play2Prompt method (``config.method = "play2prompt"``): one tool through Step 1 and
 Step 2.
 
-:func:`optimize_tool` is the whole method for one tool: example search (Step 1), demo
-selection, doc search (Step 2), the tool's statistics, and its result stored in the run store
-(a tool whose result is stored is not redone); :func:`tool_budget` its progress total. A runner
+:func:`optimize_tool` is the whole method for one tool, the paper's steps in order (tool play
+and example search, fact tests, split, doc search and the honest choice of a doc, the choice of
+demos), each a function of typed values that neither stores nor reports; then the tool's
+statistics and its result stored in the run store (a tool whose result is stored is not
+redone). :func:`tool_budget` is its progress total. A runner
 (:mod:`play2prompt.runners`) finds this module through the method registry
 (:mod:`play2prompt.optimizers`).
 """
