@@ -18,6 +18,8 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
+from play2prompt.evidence.fact_tests import fact_test_stats, write_fact_tests
+from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_choice import choose_demo_count, choose_doc
@@ -35,8 +37,6 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
-from play2prompt.method.fact_tests import fact_test_stats, write_fact_tests
-from play2prompt.method.facts import Fact, FactBook
 from play2prompt.method.trace import Trace
 from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult

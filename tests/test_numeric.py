@@ -6,8 +6,8 @@ into later calls; a full BFCL sweep with Qwen2.5-Coder-0.5B stopped on
 
 import pytest
 
-from play2prompt.method.error_text import contains_value
-from play2prompt.method.facts import FactBook
+from play2prompt.evidence.error_text import contains_value
+from play2prompt.evidence.facts import FactBook
 from play2prompt.method.rewards import check_query, value_in_text
 from play2prompt.numeric import close, parse_number, within
 from play2prompt.scoring.match import ast_match, outputs_match, values_equal

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import UserError
-from play2prompt.method.facts import Fact
+from play2prompt.evidence.facts import Fact
 from play2prompt.results import RESULT_FILE
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, RunMeta

@@ -32,7 +32,7 @@ from typing import Any
 from play2prompt.config import OptimizeConfig
 from play2prompt.drift.recorded import RecordedRun, call_of
 from play2prompt.drift.verify import GONE, VerifyReport, renamed_params, replaced
-from play2prompt.method.facts import Fact, FactBook, seen
+from play2prompt.evidence.facts import Fact, FactBook, seen
 from play2prompt.results import ToolResult
 from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.store.db import RunStore

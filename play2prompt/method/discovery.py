@@ -1,6 +1,6 @@
 """The interface a tool's errors showed: which parameters it has, which it requires, what
 type each takes and which it does not take, as JSON Schema, from the book's ``param`` facts
-(read by :mod:`play2prompt.method.error_reading` from errors like "f() missing 1 required
+(read by :mod:`play2prompt.evidence.error_reading` from errors like "f() missing 1 required
 positional argument: 'b'" or pydantic's "b  Field required [type=missing, ...]").
 
 Pure functions of the facts: play calls them to give a tool whose schema lost its parameters
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class Fact(Protocol):
-    """What discovery reads of a :class:`~play2prompt.method.facts.Fact` (a protocol, so this
+    """What discovery reads of a :class:`~play2prompt.evidence.facts.Fact` (a protocol, so this
     module, which ``facts`` imports, does not import it back)."""
 
     @property
@@ -38,7 +38,7 @@ class Fact(Protocol):
 
 
 class FactBook(Protocol):
-    """What discovery reads of a :class:`~play2prompt.method.facts.FactBook`."""
+    """What discovery reads of a :class:`~play2prompt.evidence.facts.FactBook`."""
 
     @property
     def facts(self) -> Sequence[Fact]: ...

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from play2prompt.agent.prompt import Demo
+from play2prompt.evidence.facts import FactBook
 from play2prompt.jsonutil import derive_seed
 from play2prompt.method.accuracy import DocEval, task_accuracy
 from play2prompt.method.doc_search import (
@@ -25,7 +26,6 @@ from play2prompt.method.doc_search import (
     skip_reason,
 )
 from play2prompt.method.example import Example
-from play2prompt.method.facts import FactBook
 from play2prompt.tools.model import Tool, ToolDoc
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type

@@ -1,7 +1,7 @@
 """Step 2: beam search over the documentation of one tool.
 
 Candidates: D0; the facts doc (D0 with what tool play refuted taken out and what it established
-stated, written by code, :func:`play2prompt.method.facts.facts_doc`); and rewrites by the doc
+stated, written by code, :func:`play2prompt.evidence.facts.facts_doc`); and rewrites by the doc
 generator G_D, which critiques the parent doc from the task model's mistakes on a batch of
 Step-1 examples (m8) and rewrites it (m7, a JSON object with a description and one text per
 parameter). A rewrite is completed by code before it is scored: a parameter it blanks keeps its
@@ -25,11 +25,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import DocEval, task_accuracy
 from play2prompt.method.example_search import Example
-from play2prompt.method.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.task_prompt import Demo
 from play2prompt.search import Node, Scored, beam_search, monte_carlo_search, scored

@@ -11,7 +11,7 @@ conditioned on their parent's example and reflection.
 What tool play learns about the tool (its facts, the calls that failed) is shared between
 iterations as a snapshot taken when an iteration starts, so the result does not depend on the
 order in which concurrent plays finish. After the first iteration, code probes the tool from one
-executed call (:func:`play2prompt.method.probes.probes`). Answers (m4) are written only for the
+executed call (:func:`play2prompt.evidence.probes.probes`). Answers (m4) are written only for the
 examples chosen as demos.
 
 A tool whose errors name parameters its schema lacks is worked on as play knows it
@@ -27,15 +27,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from play2prompt.evidence.facts import FactBook, known_doc
+from play2prompt.evidence.probes import Prober
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import Request as TaskRequest
 from play2prompt.method.accuracy import task_try
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.example import Example
-from play2prompt.method.facts import FactBook, known_doc
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
-from play2prompt.method.probes import Prober
 from play2prompt.method.requests import Request, RequestWriter, reads_like_code
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search

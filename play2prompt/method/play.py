@@ -3,7 +3,7 @@
 The generator writes a call from the documentation (m1, decoded against the tool's parameter
 schema); the call is checked against the schema and executed; the output is judged (by code,
 plus m2 when the generator judged well in the run's calibration). Every execution feeds the
-tool's facts (:mod:`play2prompt.method.facts`): values the tool listed as accepted become enums
+tool's facts (:mod:`play2prompt.evidence.facts`): values the tool listed as accepted become enums
 of the schema the next try is decoded against, and the tool's own words about formats, units and
 ranges go into the next prompt with the failed calls. Parameters the tool's errors name that
 its schema lacks ("missing 2 required positional arguments: 'base' and 'height'", a pydantic
@@ -20,11 +20,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
 from play2prompt.method.discovery import discovered_tool
-from play2prompt.method.facts import Fact, FactBook, known_doc, seen
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type

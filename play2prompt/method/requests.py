@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.facts import FactBook, facts_doc, known_doc, strip_refuted
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
 from play2prompt.method.rewards import leaf_values, missing_numbers
 from play2prompt.scoring.checker import check_calls

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
+from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.example_search import ExampleSpace
-from play2prompt.method.facts import FactBook, facts_doc
 from play2prompt.method.play import ToolPlayer
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool

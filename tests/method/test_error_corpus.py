@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from play2prompt.method.facts import FactBook, seen
+from play2prompt.evidence.facts import FactBook, seen
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool
 

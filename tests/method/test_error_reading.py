@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import difflib
 
-from play2prompt.method.error_reading import read_error
-from play2prompt.method.error_text import numbers, unwrap, value_list, without, words
-from play2prompt.method.facts import FactBook
+from play2prompt.evidence.error_reading import read_error
+from play2prompt.evidence.error_text import numbers, unwrap, value_list, without, words
+from play2prompt.evidence.facts import FactBook
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 

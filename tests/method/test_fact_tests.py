@@ -5,10 +5,10 @@ import asyncio
 
 import pytest
 
+from play2prompt.evidence.fact_tests import fact_test_stats, plan_targets, write_fact_tests
+from play2prompt.evidence.facts import FactBook
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.fact_tests import fact_test_stats, plan_targets, write_fact_tests
-from play2prompt.method.facts import FactBook
 from play2prompt.method.requests import request_problems
 from play2prompt.tools.model import Invocation
 
@@ -115,7 +115,7 @@ def test_fact_tests_off_is_the_papers_step_1(bmi, make_engine):
 
 
 def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi, make_engine):
-    from play2prompt.method.fact_tests import says_as_given
+    from play2prompt.evidence.fact_tests import says_as_given
 
     assert says_as_given(175, "I am 175 cm tall") and not says_as_given(175, "I am 1.75 m tall")
     assert says_as_given("CAD", "200 USD to cad") and not says_as_given("CAD", "Canadian dollars")
@@ -135,7 +135,7 @@ def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi,
 
 
 def test_a_tested_number_must_be_said_somehow():
-    from play2prompt.method.fact_tests import says_a_number
+    from play2prompt.evidence.fact_tests import says_a_number
 
     others = Invocation("loan_payment", {"principal": 200000, "years": 30})
     assert not says_a_number(4, "My loan of 200,000 over 30 years: what is the rate?", others)

@@ -5,15 +5,15 @@ import asyncio
 
 import pytest
 
-from play2prompt.method.error_text import clauses, value_list
-from play2prompt.method.facts import (
+from play2prompt.evidence.error_text import clauses, value_list
+from play2prompt.evidence.facts import (
     PROBE_WORD,
     FactBook,
     facts_doc,
     is_transient,
     strip_refuted,
 )
-from play2prompt.method.probes import probes
+from play2prompt.evidence.probes import probes
 from play2prompt.tools.model import Invocation, Observation
 
 
@@ -162,8 +162,8 @@ def test_a_probe_of_a_call_that_failed_for_another_reason_is_not_blamed(tools, e
 
 
 def test_a_probe_that_finds_what_the_call_did_not_is_a_fact(tools, exec_ctx):
+    from play2prompt.evidence.probes import found_with
     from play2prompt.method.play import code_verdict, found_nothing
-    from play2prompt.method.probes import found_with
     from play2prompt.tools.runtime import ToolRuntime
 
     tool = tools["search_products"]
@@ -183,8 +183,8 @@ def test_a_probe_that_finds_what_the_call_did_not_is_a_fact(tools, exec_ctx):
 
 
 def test_a_search_that_found_nothing_is_retried_without_each_optional_argument(tools, exec_ctx):
+    from play2prompt.evidence.probes import found_with, without_optional
     from play2prompt.method.play import code_verdict
-    from play2prompt.method.probes import found_with, without_optional
     from play2prompt.tools.runtime import ToolRuntime
 
     tool = tools["search_products"]

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
+from play2prompt.evidence.facts import FactBook
 from play2prompt.method.discovery import discovered_parameters, with_discovered
-from play2prompt.method.facts import FactBook
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 BARE = {"type": "object", "properties": {}}

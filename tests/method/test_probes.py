@@ -5,11 +5,11 @@ import asyncio
 
 import pytest
 
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.probes import Prober, datetime_parts, without_optional
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.example_search import ExampleSpace
-from play2prompt.method.facts import FactBook
 from play2prompt.method.play import Attempt, PlayResult
-from play2prompt.method.probes import Prober, datetime_parts, without_optional
 from play2prompt.tools.model import Invocation
 
 

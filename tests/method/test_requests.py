@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 
+from play2prompt.evidence.facts import FactBook
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.facts import FactBook
 from play2prompt.method.requests import (
     RequestWriter,
     leaks,

@@ -4,7 +4,7 @@ output, each with its evidence.
 
 Facts come from executions only (play's calls and the probes below), never from an LLM, so
 they can be stated in a doc and given to later tries without being checked again. An error is
-read by :func:`play2prompt.method.error_reading.read_error`: a clause that names a parameter
+read by :func:`play2prompt.evidence.error_reading.read_error`: a clause that names a parameter
 is a rule about it ("annual_rate is a percentage between 0 and 100"); a list of values offered
 as choices ("units: c, cm, ft", "must be 'asc' or 'desc'") or the one value the tool calls
 allowed is the set of accepted values; a value the error echoes as wrong is rejected; a
@@ -16,8 +16,8 @@ failures (timeouts, connection errors, 5xx) are never facts. What a tool returns
 the run's scrubber (:mod:`play2prompt.scrub`) before it is read: a secret in an error message
 never becomes a fact, and so never reaches a doc.
 
-How error text is read is in :mod:`play2prompt.method.error_reading` (and the modules it names);
-the probes that make a tool say more are in :mod:`play2prompt.method.probes`.
+How error text is read is in :mod:`play2prompt.evidence.error_reading` (and the modules it names);
+the probes that make a tool say more are in :mod:`play2prompt.evidence.probes`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
 from play2prompt.method.discovery import discovered_parameters, with_discovered
-from play2prompt.method.error_reading import ACCEPTS, Reading, read_error
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 from play2prompt.tools.observations import is_transient

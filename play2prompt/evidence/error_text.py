@@ -1,8 +1,8 @@
 """Reading a tool's error text: its clauses, the accepted values a clause lists, which parameter
 a clause names, and whether it echoes a call's value or offers it as advice.
 
-Plain text rules, no LLM (see :mod:`play2prompt.method.facts`, which turns what they find into
-facts of the tool, and :mod:`play2prompt.method.error_reading`, which reads a whole error). The
+Plain text rules, no LLM (see :mod:`play2prompt.evidence.facts`, which turns what they find into
+facts of the tool, and :mod:`play2prompt.evidence.error_reading`, which reads a whole error). The
 English words and phrases these rules look for are data, in ``data/error_words.json``, loaded
 once on first use.
 """
@@ -32,7 +32,7 @@ _BOUND = re.compile(
 @cache
 def words(file: str = "error_words.json") -> dict[str, Any]:
     """Word lists kept as data (``data/<file>``; the reader's by default)."""
-    text = resources.files("play2prompt.method").joinpath(f"data/{file}").read_text(
+    text = resources.files("play2prompt.evidence").joinpath(f"data/{file}").read_text(
         encoding="utf-8")
     return json.loads(text)
 

@@ -27,7 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.method.facts import PROBE_WORD, Fact, FactBook, seen
+from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
 

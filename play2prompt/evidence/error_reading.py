@@ -17,7 +17,7 @@ parameter exists, is required, takes a type, or does not exist. How the error is
   fact;
 - a call with one argument is what an error about no named thing is about.
 
-The words looked for are in ``data/error_words.json`` (see :mod:`play2prompt.method.error_text`).
+The words looked for are in ``data/error_words.json`` (see :mod:`play2prompt.evidence.error_text`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.method.error_shapes import (
+from play2prompt.evidence.error_shapes import (
     MISSING,
     Issue,
     base_literal,
@@ -37,7 +37,7 @@ from play2prompt.method.error_shapes import (
     resolve,
     type_clues,
 )
-from play2prompt.method.error_text import (
+from play2prompt.evidence.error_text import (
     clauses,
     contains_value,
     echo_at,

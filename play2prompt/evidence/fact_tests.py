@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.error_text import pattern
+from play2prompt.evidence.facts import FactBook, known_doc, strip_refuted
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
-from play2prompt.method.error_text import pattern
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.facts import FactBook, known_doc, strip_refuted
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.requests import (
     QUERY_SCHEMA,

@@ -6,7 +6,7 @@ text (as the MCP SDK sends it, on several lines or on one), the TypeScript MCP S
 names (missing, unexpected) and which type a type error asks for.
 
 Each issue says where it points (``loc``: a parameter, then the path inside it) and what it
-says; :mod:`play2prompt.method.error_reading` turns issues into facts.
+says; :mod:`play2prompt.evidence.error_reading` turns issues into facts.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.method.error_text import norm, words
+from play2prompt.evidence.error_text import norm, words
 
 MISSING: Any = object()     # an issue that carries no input value
 _MESSAGE_KEYS = ("msg", "message", "detail", "description", "reason", "title")
