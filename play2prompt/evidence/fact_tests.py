@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.facts import FactBook, known_doc, strip_refuted
+from play2prompt.evidence.gates import request_problems
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
 from play2prompt.method.example_search import Example, ExampleSpace
@@ -37,7 +38,6 @@ from play2prompt.method.requests import (
     RequestWriter,
     describe_values,
     first_clause,
-    request_problems,
 )
 from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
 from play2prompt.tools.model import Invocation, Tool

@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from play2prompt.evidence.facts import FactBook, known_doc
+from play2prompt.evidence.gates import reads_like_code
 from play2prompt.evidence.probes import Prober
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
@@ -36,7 +37,7 @@ from play2prompt.method.accuracy import task_try
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.example import Example
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
-from play2prompt.method.requests import Request, RequestWriter, reads_like_code
+from play2prompt.method.requests import Request, RequestWriter
 from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.search import Node, SearchResult, beam_search, monte_carlo_search
 from play2prompt.tools.model import Invocation, Observation, Tool

@@ -18,15 +18,16 @@ reading with a different doc agrees and the request passes the gates for that ca
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
+from play2prompt.evidence.gates import request_problems
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
-from play2prompt.method.rewards import leaf_values, missing_numbers
+from play2prompt.method.rewards import leaf_values
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -38,99 +39,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 QUERY_SCHEMA = object_schema({"query": {"type": "string", "minLength": 8, "maxLength": 300}})
 QUERY_TRIES = 3
 REREAD_PROBLEM = "re-reading it gave a different call"
-LEAK_NGRAM = 4
-_CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`|"
-                   r"[?&]\w+=|\b\w+\s*=\s*['\"\w]|\b(?:True|False|None|null)\b|"
-                   r"\b[A-Z][a-z]+/[A-Z][A-Za-z_]+|\b[a-z]+_[a-z_]+\b")
-_URL = re.compile(r"https?://|www\.|\b\w+\.(?:com|org|net|io)\b", re.I)
-_WORD = re.compile(r"[a-z0-9']+")
 
-
-def reads_like_code(query: str, tool_name: str) -> bool:
-    """A query that is really a function call (or names the tool) is no user request."""
-    return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
-
-
-def value_dump(query: str) -> bool:
-    """A list of bare values ("gaming mouse, electronics, 100, True") instead of a request."""
-    parts = [p.strip() for p in re.split(r"[,;]", query) if p.strip()]
-    short = sum(len(p.split()) <= 2 for p in parts)
-    return (len(parts) >= 4 and short >= len(parts) - 1) or (len(parts) >= 3
-                                                              and short == len(parts))
-
-
-def ngrams(text: str, n: int = LEAK_NGRAM) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
-
-
-def leaks(query: str, sources: Iterable[str], allowed: str = "", n: int = LEAK_NGRAM) -> bool:
-    """The request repeats ``n`` words in a row from a meta-prompt or from feedback (word runs
-    that also occur in ``allowed``, e.g. the earlier request the feedback quotes, are fine)."""
-    mine = ngrams(query, n) - ngrams(allowed, n)
-    return any(mine & ngrams(src, n) for src in sources if src)
-
-
-def identifiers(tool: Tool) -> list[str]:
-    """The names a user would never type: the tool's and its identifier-like parameters'."""
-    params = [p for p in tool.properties if "_" in p or re.search(r"[a-z][A-Z]", p)]
-    return [tool.name, *params]
-
-
-_NEGATION = re.compile(r"\b(not|no|without|don't|do not|never|exclud\w*|except|other than)\b",
-                       re.I)
-
-
-_FLAG_FILLER = {"only", "use", "uses", "enable", "enabled", "include", "with", "allow", "flag",
-                "mode", "show", "return", "should", "whether"}
-
-
-def flag_conflicts(query: str, inv: Invocation) -> list[str]:
-    """Switches the request contradicts: it names a yes/no option ("business days" for
-    ``business_days``) without negating it while the call switches it off, or negates it
-    while the call switches it on. Options the request does not name are not checked."""
-    found = []
-    for name, value in inv.arguments.items():
-        if not isinstance(value, bool):
-            continue
-        words = [w for w in re.split(r"[_\W]+", name.lower())
-                 if len(w) > 3 and w not in _FLAG_FILLER]
-        if not words or not all(re.search(rf"\b{re.escape(w[:-1])}", query, re.I)
-                                for w in words):
-            continue
-        anchor = re.search(rf"\b{re.escape(max(words, key=len)[:-1])}", query, re.I)
-        assert anchor is not None
-        said = not _NEGATION.search(query[max(0, anchor.start() - 30):anchor.start()])
-        if said != value:
-            found.append(f"it {'asks for' if said else 'rules out'} "
-                         f"{' '.join(words)} but the call sets it to {str(value).lower()}")
-    return found
-
-
-def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),
-                     allowed: str = "", inv: Invocation | None = None) -> list[str]:
-    """What code finds wrong with a request (empty: it passes the code gates)."""
-    problems = []
-    words = len(query.split())
-    if words < 3:
-        problems.append("it is too short to be a request")
-    if words > 60:
-        problems.append("it is too long")
-    low = query.lower()
-    if reads_like_code(query, tool.name) or any(n.lower() in low for n in identifiers(tool)):
-        problems.append("it reads like code or names the tool or a parameter")
-    if _URL.search(query):
-        problems.append("it contains a web address")
-    if value_dump(query):
-        problems.append("it is a list of values, not a request")
-    if leaks(query, sources, allowed):
-        problems.append("it copies text from the instructions instead of writing a new request")
-    if inv is not None:
-        missing = missing_numbers(query, inv)
-        if missing:
-            problems.append("it does not state " + ", ".join(missing) + " as written")
-        problems.extend(flag_conflicts(query, inv))
-    return problems
 
 
 def describe_values(inv: Invocation, param_docs: Mapping[str, str]) -> str:

@@ -7,9 +7,9 @@ import pytest
 
 from play2prompt.evidence.fact_tests import fact_test_stats, plan_targets, write_fact_tests
 from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.gates import request_problems
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.requests import request_problems
 from play2prompt.tools.model import Invocation
 
 M3F = "The value to say in another everyday form"

@@ -6,14 +6,9 @@ import itertools
 import pytest
 
 from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.gates import leaks, reads_like_code, request_problems, value_dump
 from play2prompt.lm.fake import FakeLM
-from play2prompt.method.requests import (
-    RequestWriter,
-    leaks,
-    reads_like_code,
-    request_problems,
-    value_dump,
-)
+from play2prompt.method.requests import RequestWriter
 from play2prompt.tools.model import Invocation
 
 M3 = "Write the person's message"
@@ -103,7 +98,7 @@ def test_a_draft_failing_the_gates_is_redrawn_and_told_why(loan, make_engine):
 
 
 def test_numbers_must_be_written_as_the_call_has_them():
-    from play2prompt.method.requests import missing_numbers
+    from play2prompt.method.rewards import missing_numbers
 
     inv = Invocation("loan_payment", {"principal": 200000, "annual_rate": 0.05, "years": 10})
     assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == ["0.05"]
@@ -111,7 +106,7 @@ def test_numbers_must_be_written_as_the_call_has_them():
 
 
 def test_switches_the_request_contradicts_are_found():
-    from play2prompt.method.requests import flag_conflicts
+    from play2prompt.evidence.gates import flag_conflicts
 
     off = Invocation("add_days", {"date": "2023-10-05", "days": 7, "business_days": False})
     on = Invocation("add_days", {"date": "2023-10-05", "days": 7, "business_days": True})
