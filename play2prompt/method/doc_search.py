@@ -6,8 +6,8 @@ generator G_D, which critiques the parent doc from the task model's mistakes on 
 Step-1 examples (m8) and rewrites it (m7, a JSON object with a description and one text per
 parameter). A rewrite is completed by code before it is scored: a parameter it blanks keeps its
 facts-doc text, a fact it leaves out is stated, a D0 statement it drops is kept
-(:func:`complete_doc`). A doc's reward is the task model's accuracy on the batch with that doc
-and no demos (the doc linter's score breaks ties).
+(:func:`play2prompt.evidence.completion.complete_doc`). A doc's reward is the task model's
+accuracy on the batch with that doc and no demos (the doc linter's score breaks ties).
 
 The examples are split by their calls (a hash, not the search's choices) into a training part,
 which builds and scores candidates, and a held-out part, never used to build anything
@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import ACCEPTS, Fact, FactBook, facts_doc, strip_refuted
+from play2prompt.evidence.completion import complete_doc, is_placeholder
+from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import DocEval, task_accuracy
@@ -43,9 +44,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
 REWRITE_TRIES = 3
-_PLACEHOLDERS = {"", "none", "n/a", "na", "no data", "tbd", "todo", "unknown", "null", "-"}
 _MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
-_CONTENT = re.compile(r"[a-z0-9][a-z0-9'/-]{3,}")
 
 
 def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
@@ -64,10 +63,6 @@ def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
     return problems
 
 
-def is_placeholder(text: str) -> bool:
-    return text.lower().strip(".:; ") in _PLACEHOLDERS or len(text.split()) < 2
-
-
 def rewrite_schema(param_names: Sequence[str]) -> dict[str, Any]:
     """m7's answer: length bounds only (regex patterns compile too slowly in llguidance);
     :func:`doc_problems` rejects degenerate text by code."""
@@ -76,48 +71,6 @@ def rewrite_schema(param_names: Sequence[str]) -> dict[str, Any]:
         "description": {"type": "string", "minLength": 20, "maxLength": 600},
         "params": object_schema(params),
     })
-
-
-def _words(text: str) -> set[str]:
-    return set(_CONTENT.findall(text.lower()))
-
-
-def _says(text: str, sentence: str, share: float = 0.5) -> bool:
-    """``text`` already says most of what ``sentence`` says: most of the values of a list
-    ("One of: c, cm, mi"), else most of its content words."""
-    if sentence.startswith(ACCEPTS):
-        values = {v.strip().lower() for v in sentence[len(ACCEPTS):].rstrip(".").split(",")}
-        tokens = set(re.findall(r"[\w./+-]+", text.lower()))
-        return len(values & tokens) >= share * len(values)
-    wanted = _words(sentence)
-    return not wanted or len(wanted & _words(text)) >= share * len(wanted)
-
-
-def complete_text(text: str, original: str, sentences: Sequence[str], fallback: str,
-                  facts: Sequence[Fact] = ()) -> str:
-    """One text of a rewrite, completed: what the ``facts`` refute taken out; the ``fallback``
-    when it is blank or a placeholder; the ``original`` statement put back when the rewrite
-    dropped it; every fact sentence it does not already say added."""
-    text = strip_refuted(text.strip(), facts)
-    if is_placeholder(text):
-        return fallback
-    if original and not _says(text, original, 1 / 3):
-        text = f"{original.rstrip('.')}. {text}"
-    for sentence in sentences:
-        if not _says(text, sentence):
-            text = f"{text.rstrip(' .')}. {sentence}"
-    return text
-
-
-def complete_doc(doc: ToolDoc, d0: ToolDoc, book: FactBook, reference: ToolDoc) -> ToolDoc:
-    """A rewrite merged with what must stay (``reference``: the facts doc): never a blank
-    parameter, no D0 statement that play did not refute lost, every established fact said."""
-    params = {name: complete_text(doc.params.get(name, ""),
-                                  strip_refuted(d0.params.get(name, ""), book.of(name)),
-                                  book.sentences(name), reference.params[name], book.of(name))
-              for name in reference.params}
-    return ToolDoc(complete_text(doc.description, d0.description, book.sentences(""),
-                                 reference.description), params)
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from play2prompt.evidence.error_text import pattern
 from play2prompt.numeric import any_is, is_number
 from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b", re.I)
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
 
 
@@ -99,7 +99,7 @@ def check_query(query: str, invocation: Invocation) -> QueryChecks:
     return QueryChecks(
         values_present=present,
         short=3 <= words <= MAX_QUERY_WORDS,
-        first_person=bool(_FIRST_PERSON.search(query)),
+        first_person=bool(pattern("first_person", "request_words.json").search(query)),
         missing_values=missing,
     )
 

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
+from play2prompt.evidence.completion import complete_doc
 from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.doc_choice import choose_demo_count, search_doc
-from play2prompt.method.doc_search import complete_doc, doc_problems, split_examples
+from play2prompt.method.doc_search import doc_problems, split_examples
 from play2prompt.method.example_search import Example
 from play2prompt.tools.model import Invocation, Observation, ToolDoc
 
