@@ -18,8 +18,9 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
-from play2prompt.evidence.fact_tests import fact_test_stats, write_fact_tests
+from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
 from play2prompt.evidence.facts import Fact, FactBook
+from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_choice import choose_demo_count, choose_doc
@@ -220,9 +221,7 @@ async def choose_demos(tool: Tool, eng: Engine, doc: ToolDoc, verified: Verified
 async def fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
                      examples: list[Example]) -> list[Example]:
     """Step 1b (``config.fact_tests`` per tool; 0: off), each test logged as a candidate."""
-    if engine.config.fact_tests <= 0:
-        return []
-    tests = await write_fact_tests(tool, engine, space, examples)
+    tests = await fact_tests_for(engine.config).write(tool, engine, space, examples)
     for i, ex in enumerate(tests):
         engine.trace.candidate(
             "fact-test", tool.name, f"fact-{tool.name}-{i}", iteration=0,
@@ -234,7 +233,7 @@ def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:
     """The facts the run's play starts from for ``tool`` (a refreshed run records them: the
     earlier run's facts still true of the tool), or None."""
     seeds = engine.store.get_meta(Meta.SEED_FACTS) or {}
-    if tool.name not in seeds:
+    if tool.name not in seeds or not evidence_for(engine.config).uses(FACT_READER):
         return None
     return FactBook(tool, [Fact.from_dict(f) for f in seeds[tool.name]])
 

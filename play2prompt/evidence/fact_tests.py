@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.facts import FactBook, known_doc, strip_refuted
-from play2prompt.evidence.gates import request_problems
+from play2prompt.evidence.names import FACT_TESTS, USES, active
+from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
 from play2prompt.method.example_search import Example, ExampleSpace
@@ -136,8 +137,8 @@ class FactTestWriter:
             query = str(q["query"]).strip() if q else ""
             if not query:
                 continue
-            problems = request_problems(query, self.tool, [*self.sources, target.rule, note],
-                                        inv=others)
+            problems = evidence_for(eng.config).request_gates.problems(
+                query, self.tool, [*self.sources, target.rule, note], inv=others)
             if says_as_given(value, query):
                 problems.append(f"it writes {value} the way the tool takes it; say it the way "
                                 f"people usually say it")
@@ -199,4 +200,27 @@ def fact_test_stats(tests: Sequence[Example]) -> dict[str, int]:
             "fact_tests_failed_by_original": sum(1 for ex in tests if ex.r_e > 0)}
 
 
-__all__ = ["FactTarget", "FactTestWriter", "fact_test_stats", "plan_targets", "write_fact_tests"]
+
+
+class WriteFactTests:
+    """The ``fact-tests`` evidence component (:class:`play2prompt.evidence.registry.FactTests`)."""
+
+    async def write(self, tool: Tool, engine: Engine, space: ExampleSpace,
+                    examples: list[Example]) -> list[Example]:
+        USES[FACT_TESTS] += 1
+        return await write_fact_tests(tool, engine, space, examples)
+
+
+class NoFactTests:
+    async def write(self, tool: Tool, engine: Engine, space: ExampleSpace,
+                    examples: list[Example]) -> list[Example]:
+        return []
+
+
+def fact_tests_for(config: Any) -> FactTests:
+    """Step 1b as a run's settings have it: written, or off."""
+    return WriteFactTests() if FACT_TESTS in active(config) else NoFactTests()
+
+
+__all__ = ["FactTarget", "FactTestWriter", "NoFactTests", "WriteFactTests", "fact_test_stats",
+           "fact_tests_for", "plan_targets", "write_fact_tests"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -204,7 +205,8 @@ class Prober:
             works = code_verdict(obs)[0] == 0
             repaired = works and not valid and PROBE_WORD not in inv.arguments.values()
             # a repaired call is a valid call like play's; other probes show only what they vary
-            self.book.observe(inv, obs, probed=None if repaired else (param or None))
+            evidence_for(self.engine.config).fact_reader.observe(
+                self.book, inv, obs, None if repaired else (param or None))
             if empty and works and param and \
                     inv.arguments.get(param, _ABSENT) != start.arguments.get(param):
                 self.book.add(found_with(param, start, inv, obs))

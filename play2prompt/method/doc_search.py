@@ -25,8 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.completion import complete_doc, is_placeholder
+from play2prompt.evidence.completion import is_placeholder
 from play2prompt.evidence.facts import FactBook, facts_doc
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import DocEval, task_accuracy
@@ -196,7 +197,8 @@ class DocSpace:
                           {n: str(d["params"].get(n, "")).strip() for n in names})
             problems = doc_problems(raw, self.tool.name)
             if not problems:
-                doc = complete_doc(raw, self.tool.doc, self.book, self.reference)
+                doc = evidence_for(eng.config).doc_completion.complete(
+                    raw, self.tool.doc, self.book, self.reference)
                 return DocCandidate(doc, critique)
             eng.trace.candidate(
                 "doc", self.tool.name, f"doc-{self.tool.name}-{node_id}-rejected{t}",
@@ -225,8 +227,9 @@ async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
     cfg = engine.config
     space = DocSpace(tool, engine, train[: cfg.doc_batch], book)
     initial = [DocCandidate(tool.doc, kind="original")]
-    if cfg.evidence_notes and DocCandidate(space.reference).key != initial[0].key:
-        initial.append(DocCandidate(space.reference, "facts from tool play", "facts"))
+    for doc in evidence_for(cfg).facts_doc.candidates(tool.doc, space.reference):
+        if DocCandidate(doc).key != initial[0].key:
+            initial.append(DocCandidate(doc, "facts from tool play", "facts"))
     settings = cfg.docs
 
     def on_iteration(iteration: int, new: list[Node[DocCandidate]],

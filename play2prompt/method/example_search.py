@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from play2prompt.evidence.facts import FactBook, known_doc
 from play2prompt.evidence.gates import reads_like_code
 from play2prompt.evidence.probes import Prober
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import Request as TaskRequest
@@ -181,8 +182,7 @@ class ExampleSpace:
         self.failures = list(lines)[-4:]
         self.current = discovered_tool(self.tool, self.book)
         self.prober.tool = self.current       # probes vary the parameters play discovered too
-        if self.engine.config.probe:
-            await self.prober.run(self.plays)
+        await evidence_for(self.engine.config).probes.run(self.prober, self.plays)
         self.engine.trace.iteration_ended("example", self.tool.name, iteration)
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.lm.toolcalls import grammar_safe
@@ -162,7 +163,7 @@ class ToolPlayer:
                 attempts.append(skipped)
                 continue
             obs = seen(await self.engine.runtime.run(inv), self.engine.scrubber)
-            book.observe(inv, obs)
+            evidence_for(cfg).fact_reader.observe(book, inv, obs)
             verdict, analysis = await self.judge(inv, obs, seed_key, t, tool)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
-from play2prompt.evidence.gates import request_problems
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
@@ -87,6 +87,7 @@ class RequestWriter:
         self.schema = arguments_schema(tool.parameters)
         system, _ = engine.prompts.template("m3")
         self.sources = [system]      # a worked example in m3 must never reach a request
+        self.evidence = evidence_for(engine.config)
 
     async def write(self, inv: Invocation, obs: Observation, seed_key: str, book: FactBook,
                     previous: str = "", advice: str = "") -> Request:
@@ -114,15 +115,19 @@ class RequestWriter:
             query = str(q["query"]).strip() if q else ""
             if not query:
                 continue
-            problems = request_problems(query, self.tool, [*self.sources, advice, note],
-                                        allowed=previous, inv=inv)
+            problems = self.evidence.request_gates.problems(
+                query, self.tool, [*self.sources, advice, note], allowed=previous, inv=inv)
             if not problems:
-                reading = await self.reread(query, inv, obs, f"{seed_key}:{t}", book)
+                ev = self.evidence
+                reading = await ev.reread.reread(self, query, inv, obs, f"{seed_key}:{t}", book)
+                if reading is None:      # not re-read: the paper's m3
+                    return Request(query, ())
                 rederived = reading.shown
                 if reading.consistent:
                     return Request(query, (), True, rederived)
-                relabelled = await self.relabel(query, reading, inv, f"{seed_key}:{t}", book,
-                                                [*self.sources, advice, note], previous)
+                relabelled = await ev.relabel.relabel(self, query, reading, inv,
+                                                      f"{seed_key}:{t}", book,
+                                                      [*self.sources, advice, note], previous)
                 if relabelled is not None:
                     return relabelled
                 problems = [f"{REREAD_PROBLEM}: {rederived}"]
@@ -162,7 +167,8 @@ class RequestWriter:
         call, seen = reading.call, reading.observation
         if call is None or seen is None or call.key() == inv.key() or code_verdict(seen)[0] < 0:
             return None
-        if request_problems(query, self.tool, sources, allowed=previous, inv=call):
+        if self.evidence.request_gates.problems(query, self.tool, sources, allowed=previous,
+                                                inv=call):
             return None
         second = await self.reread(query, call, seen, f"{seed_key}:relabel", book,
                                    doc=known_doc(self.tool, book))

@@ -1,0 +1,109 @@
+"""The evidence components (:mod:`play2prompt.evidence.registry` names them): each working one
+counts its calls in :data:`~play2prompt.evidence.registry.USES` and hands over to the code that
+does the work; each ``No...`` twin does what the paper's method does in its place (nothing).
+The method's own types (a prober, a request writer, a reading) are ``Any`` here: this layer
+names none of the method's modules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from play2prompt.evidence import names as r
+from play2prompt.evidence.completion import complete_doc
+from play2prompt.evidence.gates import request_problems
+
+if TYPE_CHECKING:
+    from play2prompt.evidence.facts import FactBook
+    from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
+
+
+class ReadFacts:
+    """The fact reader: what an execution shows (its error read, its output's shape)."""
+
+    def observe(self, book: FactBook, inv: Invocation, obs: Observation,
+                probed: str | None = None) -> None:
+        r.USES[r.FACT_READER] += 1
+        book.observe(inv, obs, probed)
+
+
+class NoFacts:
+    def observe(self, book: FactBook, inv: Invocation, obs: Observation,
+                probed: str | None = None) -> None:
+        return None
+
+
+class RunProbes:
+    async def run(self, prober: Any, plays: Any) -> None:
+        r.USES[r.PROBES] += 1
+        await prober.run(plays)
+
+
+class NoProbes:
+    async def run(self, prober: Any, plays: Any) -> None:
+        return None
+
+
+class Gates:
+    def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
+                 allowed: str = "", inv: Invocation | None = None) -> list[str]:
+        r.USES[r.REQUEST_GATES] += 1
+        return request_problems(query, tool, sources, allowed, inv)
+
+
+class NoGates:
+    def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
+                 allowed: str = "", inv: Invocation | None = None) -> list[str]:
+        return []
+
+
+class Reread:
+    async def reread(self, writer: Any, query: str, inv: Invocation,
+                     obs: Observation, seed_key: str, book: FactBook) -> Any:
+        r.USES[r.REREAD] += 1
+        return await writer.reread(query, inv, obs, seed_key, book)
+
+
+class NoReread:
+    async def reread(self, writer: Any, query: str, inv: Invocation,
+                     obs: Observation, seed_key: str, book: FactBook) -> Any:
+        return None
+
+
+class Relabel:
+    async def relabel(self, writer: Any, query: str, reading: Any,
+                      inv: Invocation, seed_key: str, book: FactBook, sources: Sequence[str],
+                      previous: str) -> Any:
+        r.USES[r.RELABEL] += 1
+        return await writer.relabel(query, reading, inv, seed_key, book, sources, previous)
+
+
+class NoRelabel:
+    async def relabel(self, writer: Any, query: str, reading: Any,
+                      inv: Invocation, seed_key: str, book: FactBook, sources: Sequence[str],
+                      previous: str) -> Any:
+        return None
+
+
+class CompleteDoc:
+    def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
+                 reference: ToolDoc) -> ToolDoc:
+        r.USES[r.DOC_COMPLETION] += 1
+        return complete_doc(doc, d0, book, reference)
+
+
+class RewriteAsIs:
+    def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
+                 reference: ToolDoc) -> ToolDoc:
+        return doc
+
+
+class AddFactsDoc:
+    def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]:
+        r.USES[r.FACTS_DOC] += 1
+        return [reference]
+
+
+class NoFactsDoc:
+    def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]:
+        return []

@@ -1,0 +1,31 @@
+"""The evidence components' names, the calls of each counted, and the names a run's settings
+turn on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+FACT_READER = "fact-reader"        # errors and outputs read into facts (evidence/error_*.py)
+PROBES = "probes"                  # out-of-range calls that make a tool say more
+REQUEST_GATES = "request-gates"    # code checks of a written request
+REREAD = "reread"                  # a request re-read into a call that must give the output
+RELABEL = "relabel"                # a request that re-reads as another working call keeps it
+DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
+FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
+FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
+
+EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL,
+                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS)
+
+USES: Counter[str] = Counter()     # calls of each working component, by name
+
+
+def active(config: Any) -> tuple[str, ...]:
+    """The components ``config`` turns on, in :data:`EVIDENCE`'s order: those its ``evidence``
+    list names, less those its older switches turn off (``probe``, ``evidence_notes``,
+    ``fact_tests`` 0)."""
+    named = set(getattr(config, "evidence", EVIDENCE))
+    off = {PROBES: not config.probe, FACTS_DOC: not config.evidence_notes,
+           FACT_TESTS: config.fact_tests <= 0}
+    return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))

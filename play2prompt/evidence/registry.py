@@ -1,0 +1,121 @@
+"""The evidence components by name, each behind a small interface, and the set a run uses.
+
+A run's components come from its settings (:func:`evidence_for`): each name in
+:data:`EVIDENCE` is either the component that does the work or its ``No...`` twin, which does
+nothing the paper's method would not (no call, no gate, no fact). Every call of a working
+component is counted in :data:`USES` (by name), so a test can pin that a component a run turned
+off was never called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from play2prompt.evidence import components as c
+from play2prompt.evidence.names import (
+    DOC_COMPLETION,
+    EVIDENCE,
+    FACT_READER,
+    FACT_TESTS,
+    FACTS_DOC,
+    PROBES,
+    RELABEL,
+    REQUEST_GATES,
+    REREAD,
+    USES,
+    active,
+)
+
+if TYPE_CHECKING:
+    from play2prompt.evidence.facts import FactBook
+    from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
+
+# The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
+# the evidence layer sits below the method and names none of its modules.
+__all__ = ["DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS", "PROBES",
+           "RELABEL", "REQUEST_GATES", "REREAD", "USES", "Evidence", "active", "evidence_for"]
+
+
+class FactReader(Protocol):
+    def observe(self, book: FactBook, inv: Invocation, obs: Observation,
+                probed: str | None = None) -> None: ...
+
+
+class Probes(Protocol):
+    async def run(self, prober: Any, plays: Any) -> None: ...
+
+
+class RequestGates(Protocol):
+    def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
+                 allowed: str = "", inv: Invocation | None = None) -> list[str]: ...
+
+
+class Rereading(Protocol):
+    async def reread(self, writer: Any, query: str, inv: Invocation,
+                     obs: Observation, seed_key: str, book: FactBook) -> Any:
+        """The call re-derived from the request alone, executed; None: not re-read."""
+
+
+class Relabelling(Protocol):
+    async def relabel(self, writer: Any, query: str, reading: Any,
+                      inv: Invocation, seed_key: str, book: FactBook, sources: Sequence[str],
+                      previous: str) -> Any: ...
+
+
+class DocCompletion(Protocol):
+    def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
+                 reference: ToolDoc) -> ToolDoc: ...
+
+
+class FactsDoc(Protocol):
+    def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]: ...
+
+
+class FactTests(Protocol):
+    """Step 1b's fact tests (the working one is :class:`play2prompt.evidence.fact_tests.
+    WriteFactTests`, built where the method is run: it writes examples, so it sits above it)."""
+
+    async def write(self, tool: Tool, engine: Any, space: Any,
+                    examples: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One run's evidence components (each working or off)."""
+
+    names: tuple[str, ...]
+    fact_reader: FactReader
+    probes: Probes
+    request_gates: RequestGates
+    reread: Rereading
+    relabel: Relabelling
+    doc_completion: DocCompletion
+    facts_doc: FactsDoc
+
+    def uses(self, name: str) -> bool:
+        return name in self.names
+
+
+def evidence_for(config: Any) -> Evidence:
+    """The evidence components of a run with settings ``config``."""
+    return _build(active(config))
+
+
+@cache
+def _build(names: tuple[str, ...]) -> Evidence:
+    def pick(name: str, on: Any, off: Any) -> Any:
+        return on() if name in names else off()
+
+    return Evidence(
+        names,
+        pick(FACT_READER, c.ReadFacts, c.NoFacts),
+        pick(PROBES, c.RunProbes, c.NoProbes),
+        pick(REQUEST_GATES, c.Gates, c.NoGates),
+        pick(REREAD, c.Reread, c.NoReread),
+        pick(RELABEL, c.Relabel, c.NoRelabel),
+        pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
+        pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
+    )
