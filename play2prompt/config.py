@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from play2prompt.errors import UserError
+from play2prompt.evidence.names import EVIDENCE
 
 
 def split_names(items: Iterable[object] | None) -> list[str]:
@@ -51,6 +52,9 @@ class OptimizeConfig:
     patience: int | None = None      # early stop after this many rounds without improvement
     drop_param_desc: float = 0.0     # robustness: drop each parameter description with prob p
     optimize_docs: bool = True       # Step 2 on/off
+    # the evidence components on (play2prompt.evidence: what small models need beyond the
+    # paper); () is the paper's method exactly. The three switches below also turn one off.
+    evidence: tuple[str, ...] = EVIDENCE
     evidence_notes: bool = True      # add the code-written facts doc (D0 + what play showed)
     probe: bool = True               # probe each tool from a call that ran (out-of-range values)
     # Step 1b: requests that state a value the way people say it where that differs from what
@@ -75,8 +79,9 @@ class OptimizeConfig:
         for key in ("examples", "docs"):
             if isinstance(data.get(key), dict):
                 data[key] = SearchSettings(**data[key])
-        if isinstance(data.get("allow_side_effects"), list):
-            data["allow_side_effects"] = tuple(data["allow_side_effects"])
+        for key in ("allow_side_effects", "evidence"):
+            if isinstance(data.get(key), list):
+                data[key] = tuple(data[key])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -149,6 +154,11 @@ def validate(cfg: OptimizeConfig) -> None:
         raise UserError("n_e and max_tries must be at least 1")
     if cfg.fact_tests < 0:
         raise UserError("fact_tests must be 0 (off) or more")
+    unknown = [n for n in cfg.evidence if n not in EVIDENCE] if isinstance(
+        cfg.evidence, tuple) else ["(not a tuple of names)"]
+    if unknown:
+        raise UserError(f"unknown evidence component(s) {', '.join(unknown)} (known: "
+                        f"{', '.join(EVIDENCE)}; none for the paper's method)")
     if cfg.draft_rounds < 1:
         raise UserError("draft_rounds must be at least 1")
     if not 0.0 <= cfg.holdout < 1.0:

@@ -21,7 +21,7 @@ from play2prompt.engine import Engine
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
 from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.registry import FACT_READER, evidence_for
-from play2prompt.method.budget import demo_calls, doc_calls, expected_calls
+from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_choice import choose_demo_count, choose_doc
 from play2prompt.method.doc_search import (
@@ -77,8 +77,8 @@ class Phases:
 
     def fact_tests(self, examples: int) -> None:
         cfg = self.engine.config
-        if cfg.fact_tests > 0:
-            found = examples + cfg.fact_tests
+        if fact_test_count(cfg) > 0:
+            found = examples + fact_test_count(cfg)
             hold = 0 if found < 3 else max(1, round(cfg.holdout * found))
             self.enter("fact tests", self.plan["fact tests"] + doc_calls(cfg, found - hold, hold)
                        + demo_calls(cfg, found - hold, hold))

@@ -60,14 +60,22 @@ def optimize_command(
     recompute: bool = typer.Option(False, "--recompute",
                                    help="with --resume: redo every tool from the run's log"),
     no_docs: bool = typer.Option(False, "--no-docs", help="skip Step 2 (doc search)"),
+    evidence: Optional[str] = typer.Option(
+        None, "--evidence", metavar="NAME,...|all|none",
+        help="the evidence components on (what small models need beyond the paper): "
+             "fact-reader, probes, request-gates, reread, relabel, doc-completion, facts-doc, "
+             "fact-tests; none: the paper's method exactly (default: all)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
-                                           help="no code-written facts doc candidate"),
+                                           help="no code-written facts doc candidate (as "
+                                                "--evidence without facts-doc)"),
     fact_tests: Optional[int] = typer.Option(
         None, "--fact-tests", help="Step 1b: requests per tool that say a value the way people "
-        "say it where the tool takes another form, to test play's facts (0: off, the paper)"),
+        "say it where the tool takes another form, to test play's facts (0: off, the paper; "
+        "as --evidence without fact-tests)"),
     probe: Optional[bool] = typer.Option(None, "--probe/--no-probe",
                                          help="probe each tool with out-of-range values "
-                                              "(off for tools with side effects)"),
+                                              "(off for tools with side effects; as --evidence "
+                                              "with or without probes)"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
@@ -95,6 +103,7 @@ def optimize_command(
     from rich.markup import escape
 
     from play2prompt.config import preset
+    from play2prompt.evidence.names import chosen
     from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
     from play2prompt.progress import progress_reporter
@@ -122,6 +131,8 @@ def optimize_command(
         optimize_docs=False if no_docs else None,
         evidence_notes=False if no_evidence_notes else None, probe=probe,
         fact_tests=fact_tests,
+        evidence=chosen(evidence, probe=probe, facts_doc=False if no_evidence_notes else None,
+                        fact_tests=fact_tests),
         choose_demo_count=choose_demos, draft_rounds=draft_rounds,
         allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given

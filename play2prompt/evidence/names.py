@@ -29,3 +29,28 @@ def active(config: Any) -> tuple[str, ...]:
     off = {PROBES: not config.probe, FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0}
     return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))
+
+
+def chosen(given: str | None, *, probe: bool | None = None, facts_doc: bool | None = None,
+           fact_tests: int | None = None) -> tuple[str, ...] | None:
+    """The components ``p2p optimize --evidence NAME,...`` turns on (``all``, ``none`` or a
+    comma list), with the older switches as aliases: ``--probe/--no-probe`` adds or removes
+    ``probes``, ``--no-evidence-notes`` removes ``facts-doc``, ``--fact-tests N`` adds
+    ``fact-tests`` (0 removes it). None: nothing given (the preset's list)."""
+    from play2prompt.errors import UserError
+
+    if given is None and probe is None and facts_doc is None and fact_tests is None:
+        return None
+    names = set(EVIDENCE)
+    if given is not None:
+        items = [n.strip() for n in given.split(",") if n.strip()]
+        unknown = [n for n in items if n not in (*EVIDENCE, "all", "none")]
+        if unknown or not items or ("none" in items and len(items) > 1):
+            raise UserError(f"--evidence takes all, none or a comma list of "
+                            f"{', '.join(EVIDENCE)}; got {given!r}")
+        names = set(EVIDENCE) if "all" in items else set(items) - {"none"}
+    for name, on in ((PROBES, probe), (FACTS_DOC, facts_doc),
+                     (FACT_TESTS, None if fact_tests is None else fact_tests > 0)):
+        if on is not None:
+            names = names | {name} if on else names - {name}
+    return tuple(n for n in EVIDENCE if n in names)

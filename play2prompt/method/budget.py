@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
+from play2prompt.evidence.names import FACT_TESTS, FACTS_DOC, active
 from play2prompt.method.doc_search import REWRITE_TRIES
 from play2prompt.method.requests import QUERY_TRIES
 
@@ -38,6 +39,11 @@ class CallBound:
         return {**asdict(self), "step1": self.step1, "total": self.total}
 
 
+def fact_test_count(config: OptimizeConfig) -> int:
+    """Step 1b's requests per tool (0 when the ``fact-tests`` evidence component is off)."""
+    return config.fact_tests if FACT_TESTS in active(config) else 0
+
+
 def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     """The most LLM requests one tool can cost under ``config`` (``llm_grading``: m2 and m5
     are asked of the generator, as when it judged well in the run's calibration; the
@@ -50,10 +56,10 @@ def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
     task = 1 if config.lam > 0 else 0    # R_e's test; never asked at lambda 0 (P2P-Easy)
     per_round = QUERY_TRIES + 1 + grade + task + 1   # m3 (+ redraws), re-reading, m5, M_T, m6
     refine_calls = candidates * config.n_e * per_round + config.demos_per_tool   # + m4
-    fact_calls = config.fact_tests * (2 * QUERY_TRIES + task)
+    fact_calls = fact_test_count(config) * (2 * QUERY_TRIES + task)
     if not config.optimize_docs:
         return CallBound(candidates, play_calls, refine_calls, 0, 0, fact_calls)
-    examples = candidates + config.fact_tests   # one per candidate, one per fact test
+    examples = candidates + fact_test_count(config)   # one per candidate, one per fact test
     hold = 0 if examples < 3 else max(1, round(config.holdout * examples))
     batch = min(config.doc_batch, examples - hold)
     docs = config.docs
@@ -61,7 +67,7 @@ def call_bound(config: OptimizeConfig, llm_grading: bool = False) -> CallBound:
         rewrites, scored = docs.budget(), docs.budget() + 2      # + D0 and the facts doc
     else:
         rewrites = docs.depth * docs.width * docs.expand
-        scored = rewrites + (2 if config.evidence_notes else 1)  # + D0 (+ the facts doc)
+        scored = rewrites + (2 if FACTS_DOC in active(config) else 1)  # + D0 (+ the facts doc)
     demo_counts = 3 if config.choose_demo_count else 0           # 0, 1 and k demos
     doc_calls = (scored * batch + rewrites * (1 + REWRITE_TRIES) + 2 * hold
                  + demo_counts * hold)
@@ -78,11 +84,11 @@ def expected_calls(config: OptimizeConfig, llm_grading: bool = False) -> dict[st
     tries = (config.max_tries + 1) // 2      # a play often works before its last try
     per_candidate = tries * (1 + grade) + config.n_e * (3 + grade + task)  # m3, re-read, m6
     ex = config.examples
-    examples = ex.budget() + config.fact_tests
+    examples = ex.budget() + fact_test_count(config)
     hold = 0 if examples < 3 else max(1, round(config.holdout * examples))
     return {"play": ex.width * per_candidate,
             "examples": (ex.budget() - ex.width) * per_candidate,
-            "fact tests": config.fact_tests * (2 + task),
+            "fact tests": fact_test_count(config) * (2 + task),
             "docs": doc_calls(config, examples - hold, hold),
             "demos": demo_calls(config, examples - hold, hold)}
 
@@ -93,7 +99,7 @@ def doc_calls(config: OptimizeConfig, train: int, hold: int) -> int:
         return 0
     docs, batch = config.docs, min(config.doc_batch, train)
     rewrites = docs.budget() if docs.method == "mc" else docs.depth * docs.width * docs.expand
-    scored = rewrites + (2 if config.evidence_notes else 1)    # + D0 (+ the facts doc)
+    scored = rewrites + (2 if FACTS_DOC in active(config) else 1)    # + D0 (+ the facts doc)
     return scored * batch + 2 * rewrites + 2 * hold            # m8 + m7 per rewrite
 
 

@@ -1,0 +1,124 @@
+"""The evidence layer's switch: ``--evidence none`` runs the paper's method (no component
+called), each component can be turned off alone, the older switches are its aliases, and the
+list round-trips through result.json and ``--resume``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from play2prompt.cli import main
+from play2prompt.config import OptimizeConfig, preset
+from play2prompt.errors import UserError
+from play2prompt.evidence.names import EVIDENCE, USES, active, chosen
+from play2prompt.lm.fake import REREAD_MARK, FakeLM, play_rules
+from play2prompt.optimize import optimize
+from play2prompt.store.runs import open_run
+from play2prompt.tools.loading import load_tools
+from tests.conftest import EXAMPLES
+from tests.method.test_doc_search import REWRITE
+from tests.scale_support import EXAMPLE_CALLS
+
+TOOLS = ("loan_payment", "convert_units", "body_mass_index")
+
+
+class _MisreadOnce:
+    """The re-reading fake, except that its first reading of a loan gets the term wrong (a
+    call that works but gives another output: what relabelling looks at)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.done = inner, False
+
+    def __call__(self, request, i):
+        out = self.inner(request, i)
+        if not self.done and isinstance(out, dict) and "years" in out:
+            self.done = True
+            return {**out, "years": out["years"] + 1}
+        return out
+
+
+def _generator() -> FakeLM:
+    rules = [(mark, _MisreadOnce(reply) if mark == REREAD_MARK else reply)
+             for mark, reply in play_rules(EXAMPLE_CALLS)]
+    rules += [("What should change", {"critique": "Say the rate is a percentage."}),
+              ("Write the improved documentation", REWRITE)]
+    return FakeLM(rules=rules, fill_schema=True)
+
+
+def _run(tmp_path, evidence: tuple[str, ...], run_id: str = "r") -> dict:
+    tools = [t for t in load_tools(EXAMPLES / "tools.json") if t.name in TOOLS]
+    USES.clear()
+    optimize(tools, generator=_generator(), config=preset("quick", evidence=evidence),
+             runs_dir=tmp_path, run_id=run_id, base_dir=EXAMPLES)
+    return json.loads((tmp_path / run_id / "result.json").read_text())
+
+
+def test_with_all_evidence_on_every_component_is_called(tmp_path):
+    result = _run(tmp_path, EVIDENCE)
+    assert result["config"]["evidence"] == list(EVIDENCE)
+    assert {n for n in EVIDENCE if USES[n] > 0} == set(EVIDENCE), dict(USES)
+
+
+def test_evidence_none_is_the_papers_method_and_calls_no_component(tmp_path):
+    result = _run(tmp_path, ())
+    assert result["config"]["evidence"] == []
+    assert sum(USES.values()) == 0, dict(USES)
+    store = open_run("r", tmp_path, read_only=True)
+    for name, tool in result["tools"].items():
+        assert tool["stats"]["facts"] == [] and tool["stats"]["probes"] == 0, name
+        assert not store.candidates(name, "probe") and not store.candidates(name, "fact-test")
+        kinds = {c["payload"]["kind"] for c in store.candidates(name, "doc")}
+        assert "facts" not in kinds, name
+
+
+@pytest.mark.parametrize("name", EVIDENCE)
+def test_each_component_can_be_turned_off_alone(tmp_path, name):
+    result = _run(tmp_path, tuple(n for n in EVIDENCE if n != name))
+    assert set(result["tools"]) == set(TOOLS)
+    assert USES[name] == 0, dict(USES)
+    assert name not in result["config"]["evidence"]
+
+
+def _cli(tmp_path, *extra: str) -> dict:
+    USES.clear()
+    code = main(["optimize", str(EXAMPLES / "tools.json"), "--tools", "loan_payment",
+                 "--generator", "fake", "--preset", "quick", "--seed", "1",
+                 "--runs-dir", str(tmp_path), "-q", *extra])
+    assert code == 0
+    return json.loads((tmp_path / "r" / "result.json").read_text())
+
+
+def test_the_cli_runs_the_papers_method_with_evidence_none(tmp_path):
+    result = _cli(tmp_path, "--run-id", "r", "--evidence", "none")
+    assert result["config"]["evidence"] == [] and sum(USES.values()) == 0, dict(USES)
+
+
+def test_the_list_round_trips_through_result_json_and_resume(tmp_path):
+    first = _cli(tmp_path, "--run-id", "r", "--evidence", "probes,reread,fact-reader",
+                 "--no-probe")
+    assert first["config"]["evidence"] == ["fact-reader", "reread"]
+    assert USES[("probes")] == 0 and USES["fact-reader"] > 0
+    config = OptimizeConfig.from_dict(first["config"])
+    assert config.evidence == ("fact-reader", "reread")
+    again = _cli(tmp_path, "--resume", "r", "--recompute")
+    assert again["config"] == first["config"]
+    assert set(USES) <= {"fact-reader", "reread"}, dict(USES)
+
+
+def test_the_older_switches_are_aliases():
+    assert chosen(None) is None
+    assert chosen("none") == () and chosen("all") == EVIDENCE
+    assert chosen(None, probe=False) == tuple(n for n in EVIDENCE if n != "probes")
+    assert chosen("none", probe=True, fact_tests=4) == ("probes", "fact-tests")
+    assert "facts-doc" not in chosen(None, facts_doc=False)
+    assert "fact-tests" not in chosen(None, fact_tests=0)
+    # the settings' own switches turn a component off as well
+    assert "probes" not in active(preset("quick", probe=False))
+    assert "fact-tests" not in active(preset("quick", fact_tests=0))
+    assert "facts-doc" not in active(preset("quick", evidence_notes=False))
+    for bad in ("nope", "none,probes", ""):
+        with pytest.raises(UserError):
+            chosen(bad)
+    with pytest.raises(UserError):
+        preset("quick", evidence=("nope",))
