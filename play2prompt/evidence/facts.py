@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
+from play2prompt.evidence.error_text import words
 from play2prompt.method.discovery import discovered_parameters, with_discovered
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
@@ -281,35 +282,25 @@ def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
     miles"), or a unit that a rule of the tool contradicts ("in meters" where the tool says
     centimetres)."""
     found = []
+    intro = "|".join(words()["example_intro"])
     for fact in facts:
         if fact.kind == "rejects":
             for value in fact.values:
-                m = re.search(rf"[,;(]?\s*(?:e\.g\.|for example|such as|like)?\s*['\"]?"
+                m = re.search(rf"[,;(]?\s*(?:{intro})?\s*['\"]?"
                               rf"{re.escape(value)}['\"]?(?![\w])", doc_text, re.I)
                 if m and m.group(0).strip(" ,;(").lower() != "":
                     found.append(m.group(0))
     rules = " ".join(f.text for f in facts if f.kind == "rule")
-    for family in UNIT_FAMILIES:
+    before = "|".join(words()["unit_preposition"])
+    for family in words()["unit_families"]:
         said = _units_in(doc_text, family)
         told = _units_in(rules, family)
         if said and told and not (said & told):
             for unit in said:
-                m = re.search(rf"(?:\b(?:in|as)\s+)?\b(?:{family[unit]})\b", doc_text, re.I)
+                m = re.search(rf"(?:\b(?:{before})\s+)?\b(?:{family[unit]})\b", doc_text, re.I)
                 if m:
                     found.append(m.group(0))
     return found
-
-
-UNIT_FAMILIES: tuple[dict[str, str], ...] = (
-    # canonical unit -> the words that say it; one dict per dimension
-    {"mm": r"millimet(?:er|re)s?|mm", "cm": r"centimet(?:er|re)s?|cm", "m": r"met(?:er|re)s?",
-     "km": r"kilomet(?:er|re)s?|km", "in": r"inch(?:es)?", "ft": r"feet|foot",
-     "mi": r"miles?"},
-    {"g": r"grams?", "kg": r"kilograms?|kilos?|kg", "lb": r"pounds?|lbs?", "oz": r"ounces?"},
-    {"dollar": r"dollars?", "cent": r"cents?", "euro": r"euros?"},
-    {"percent": r"percent(?:age)?s?", "fraction": r"fractions?|decimals?"},
-    {"ms": r"milliseconds?", "s": r"seconds?", "min": r"minutes?", "h": r"hours?"},
-)
 
 
 def _units_in(text: str, family: Mapping[str, str]) -> set[str]:

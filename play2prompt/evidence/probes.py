@@ -25,8 +25,10 @@ import asyncio
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
@@ -72,13 +74,15 @@ def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
     return out
 
 
-_DOC_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*[:,]?\s*['\"]?"
-                          r"([A-Za-z0-9][\w/+.:-]{0,30})", re.I)
+@cache
+def _doc_example() -> re.Pattern[str]:
+    intro = "|".join(words()["example_intro"])
+    return re.compile(rf"\b(?:{intro})\s*[:,]?\s*['\"]?([A-Za-z0-9][\w/+.:-]{{0,30}})", re.I)
 
 
 def doc_examples(text: str) -> list[str]:
     """The example values a doc text gives ("unit name, e.g. miles" gives "miles")."""
-    return list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _DOC_EXAMPLE.finditer(text)))
+    return list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _doc_example().finditer(text)))
 
 
 def datetime_parts(value: str) -> list[str]:

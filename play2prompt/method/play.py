@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
@@ -120,10 +121,11 @@ def code_verdict(obs: Observation) -> tuple[int, str]:
     if found_nothing(out):
         return -1, "the tool found nothing for this call (every list in its result is empty)"
     if isinstance(out, Mapping):
-        for key in ("error", "Error", "errors", "error_message"):
+        for key in words("verdict_words.json")["error_keys"]:
             if out.get(key):
                 return -1, f"the tool reported an error: {str(out[key])[:200]}"
-    if isinstance(out, str) and out.strip().lower().startswith(("error", "exception")):
+    if isinstance(out, str) and out.strip().lower().startswith(
+            tuple(words("verdict_words.json")["error_prefixes"])):
         return -1, f"the tool reported an error: {out[:200]}"
     return 0, "executed successfully"
 

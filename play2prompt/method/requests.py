@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
+from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
@@ -179,7 +181,15 @@ class RequestWriter:
 
 
 
+@cache
+def _clause_end() -> re.Pattern[str]:
+    """A full stop that ends a sentence (not one of an abbreviation such as "e.g.")."""
+    skip = "".join(rf"(?<!\b{re.escape(a)})"
+                   for a in words("request_words.json")["abbreviations"])
+    return re.compile(skip + r"(?<=[a-z0-9)])\.\s")
+
+
 def first_clause(text: str) -> str:
     """What a parameter means, in a few words: its doc text up to the first full stop."""
-    first = re.split(r"(?<!\be\.g)(?<!\bi\.e)(?<=[a-z0-9)])\.\s", text.strip(), maxsplit=1)[0]
+    first = _clause_end().split(text.strip(), maxsplit=1)[0]
     return first.rstrip(".")[:80]
