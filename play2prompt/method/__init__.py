@@ -10,5 +10,9 @@
   2's scoring and every evaluation, is the agent's: :mod:`play2prompt.agent.prompt`;
 - :mod:`~play2prompt.method.budget`: the most LLM requests one tool can cost.
 
-What runs it (the engine, one tool's pipeline, the run lifecycle) lives outside this package.
+What small models need beyond the paper (the fact reader, probes, request gates, re-reading and
+relabelling, doc completion, fact tests) is the evidence layer, :mod:`play2prompt.evidence`,
+each piece named and switchable; the method calls it through
+:func:`play2prompt.evidence.registry.evidence_for`. What runs it (the engine, one tool's
+pipeline, the run lifecycle) lives outside this package.
 """
