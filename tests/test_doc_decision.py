@@ -23,6 +23,13 @@ def test_the_check_holds_on_a_working_run(tmp_path):
     optimize(tools, generator=FakeLM(rules=play_rules(EXAMPLE_CALLS), fill_schema=True),
              config=preset("quick"), runs_dir=tmp_path, run_id="r", base_dir=EXAMPLES)
     results = json.loads((tmp_path / "r" / "result.json").read_text())["tools"]
+    # a rewrite rejected before scoring (as the embedded model's runs log): it has no kind
+    writable = open_run("r", tmp_path)
+    writable.put_candidate("doc-loan_payment-x-rejected0", tool="loan_payment", stage="doc",
+                           iteration=-1, parent=None, state="invalid", reward=None,
+                           payload={"doc": {"description": "x", "params": {}},
+                                    "critique": "", "problems": ["too short"]})
+    writable.close()
     store = open_run("r", tmp_path, read_only=True)
     check_doc_decision(results["loan_payment"], store, "loan_payment", "percentage")
     assert results["loan_payment"]["doc_changed"]
