@@ -141,11 +141,11 @@ def optimize(
     return run_sync(on_its_own_loop())
 
 
-def _check_tools_start(run: Opened, exec_ctx: ExecContext | None) -> None:
+def _check_tools_start(run: Opened, ctx: ExecContext) -> None:
     """Before the first LLM call: every tool still to optimize can start (its command, module,
-    server or database: :mod:`play2prompt.tools.preflight`), else the run fails on one line."""
+    server or database: :mod:`play2prompt.tools.preflight`), else the run fails on one line.
+    ``ctx`` is the run's own: what the check starts (an MCP server) the run reuses."""
     todo = [t for t in run.tools if run.store.get_result(t.name) is None]
-    ctx = exec_ctx or ExecContext(base_dir=run.base_dir or Path.cwd())
     try:
         check_tools_start(todo, ctx)
     except UserError as exc:
@@ -154,9 +154,6 @@ def _check_tools_start(run: Opened, exec_ctx: ExecContext | None) -> None:
         run.store.set_meta(Meta.ERROR, str(exc)[:1000])
         raise UserError(f"{exc} (run {run_id!r} is saved: once fixed, continue it with "
                         f"--resume {run_id})") from None
-    finally:
-        if ctx is not exec_ctx:
-            ctx.close()
 
 
 def _prepare(store: RunStore, prepare: Callable[[RunStore], None]) -> None:
@@ -175,21 +172,21 @@ async def _optimize(run: Opened, metaprompts_dir: str | Path | None,
     if recompute:
         store.clear_results()
     store.set_meta(Meta.STATUS, Status.RUNNING)
-    await _off_loop(_check_tools_start, run, exec_ctx)
-    calibration = await run_calibration(store, config, run.gen, metaprompts_dir)
     engine = build_engine(tools, store, config, generator=run.gen, task_model=run.task,
                           doc_generator=run.docgen, metaprompts_dir=metaprompts_dir,
-                          reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx,
-                          calibration=calibration)
-    start = time.perf_counter()
-    launch = Launch(run.models, run.pool.max_concurrency, metaprompts_dir, base_dir,
-                    ray_address)
-    try:
-        results, workers = await run_tools(executor, tools, engine, launch)
-    except BaseException as exc:
-        store.set_meta(Meta.STATUS, Status.FAILED)
-        store.set_meta(Meta.ERROR, f"{type(exc).__name__}: {exc}"[:1000])
-        raise
+                          reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
+    try:   # one execution context: the tools' start check and the run share what it starts
+        await _off_loop(_check_tools_start, run, engine.runtime.ctx)
+        engine.calibration = await run_calibration(store, config, run.gen, metaprompts_dir)
+        start = time.perf_counter()
+        launch = Launch(run.models, run.pool.max_concurrency, metaprompts_dir, base_dir,
+                        ray_address)
+        try:
+            results, workers = await run_tools(executor, tools, engine, launch)
+        except BaseException as exc:
+            store.set_meta(Meta.STATUS, Status.FAILED)
+            store.set_meta(Meta.ERROR, f"{type(exc).__name__}: {exc}"[:1000])
+            raise
     finally:
         engine.runtime.close()
     wall = time.perf_counter() - start
