@@ -40,6 +40,7 @@ from play2prompt.runners import Launch, WorkerStats, optimize_tools, runner
 from play2prompt.store.calibrations import calibration_key, load_calibration, save_calibration
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import Meta, Status
+from play2prompt.store.reuse import resolve_sources, reuse_of, seed_run
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
 from play2prompt.tools.preflight import check_tools_start
@@ -70,6 +71,7 @@ async def optimize_async(
     recompute: bool = False,
     method: str | None = None,
     prepare: Callable[[RunStore], None] | None = None,
+    reuse_calls: Sequence[str] = (),
 ) -> RunResult:
     """:func:`optimize`, awaitable: the run in the caller's event loop (a Jupyter cell, an
     ``async def`` web handler), with the same arguments and result. The tools are optimized
@@ -79,9 +81,11 @@ async def optimize_async(
         config = replace(config or preset("default"), method=check_method(method))
     elif config is not None and not resume:
         check_method(config.method)
+    sources = resolve_sources(reuse_calls, runs_dir)   # before a new run's folder exists
     run = open_optimization(tools, generator, task_model, doc_generator, config, runs_dir,
                             run_id, resume, label, base_dir)
     try:
+        seed_run(run.store, (run.gen, run.task, run.docgen), sources)
         if resume and method is not None and method != run.config.method:
             raise UserError(f"run {resume!r} was made with method {run.config.method!r}, not "
                             f"{method!r}")
@@ -114,6 +118,7 @@ def optimize(
     recompute: bool = False,
     method: str | None = None,
     prepare: Callable[[RunStore], None] | None = None,
+    reuse_calls: Sequence[str] = (),
 ) -> RunResult:
     """Optimize ``tools`` (or resume run ``resume``) and write ``runs/<run-id>/``.
 
@@ -124,8 +129,11 @@ def optimize(
     ``resume``, redo every tool from the run's log (logged calls are free). One process at a
     time works on a run (a second one is refused, naming the first one's pid). ``prepare``:
     for a new run, called with its store once it is created, before any LLM call (``p2p
-    refresh`` stores there the results it reuses and the facts play starts from). Returns the
-    published result (scrubbed, as written to ``result.json``).
+    refresh`` stores there the results it reuses and the facts play starts from).
+    ``reuse_calls``: earlier runs (ids or folders) whose logged samples of the same models
+    (id and fingerprint) seed this run's call log before it starts, so an identical request
+    is answered from it (:mod:`play2prompt.store.reuse`). Returns the published result
+    (scrubbed, as written to ``result.json``).
 
     :func:`optimize_async` run to completion (:func:`play2prompt.aio.run_sync`: called where
     an event loop is running, it waits for a worker thread; there, ``await optimize_async``)."""
@@ -136,7 +144,7 @@ def optimize(
             config=config, runs_dir=runs_dir, run_id=run_id, resume=resume, label=label,
             base_dir=base_dir, metaprompts_dir=metaprompts_dir, reporter=reporter,
             exec_ctx=exec_ctx, executor=executor, ray_address=ray_address,
-            recompute=recompute, method=method, prepare=prepare)
+            recompute=recompute, method=method, prepare=prepare, reuse_calls=reuse_calls)
 
     return run_sync(on_its_own_loop())
 
@@ -190,6 +198,8 @@ async def _optimize(run: Opened, metaprompts_dir: str | Path | None,
     finally:
         engine.runtime.close()
     wall = time.perf_counter() - start
+    if not workers:   # (a worker's hits are not marked here: keep what it may have used)
+        store.prune_unused_seeds()
     stats = run_stats(store, run.pool, wall, engine.runtime, workers)
     store.set_meta(Meta.STATUS, Status.DONE)
     store.set_meta(Meta.LAST_STATS, stats)
@@ -262,6 +272,9 @@ def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime,
         "tool_executions": executions,
         "tool_execution_cache_hits": exec_hits,
     }
+    reused = reuse_of(store)
+    if reused is not None:
+        stats["reused_calls"] = reused.to_dict()
     speed = {lm.model_id: found for lm in pool.all() if (found := lm_speed(lm)) is not None}
     if speed:
         stats["speed"] = speed

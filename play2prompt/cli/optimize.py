@@ -93,6 +93,10 @@ def optimize_command(
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     run_id: Optional[str] = typer.Option(None, help="name of the new run"),
     resume: Optional[str] = typer.Option(None, help="continue this run from its store"),
+    reuse_calls: Optional[str] = typer.Option(
+        None, "--reuse-calls", metavar="RUN_ID,...",
+        help="seed this run's call log with the logged samples of these runs whose models are "
+             "the same (id and fingerprint): an identical request is answered from them"),
     metaprompts: Optional[Path] = typer.Option(None, help="folder overriding meta-prompts"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress display"),
     json_progress: bool = typer.Option(
@@ -102,7 +106,7 @@ def optimize_command(
     """Optimize tool documentation and find verified demonstrations."""
     from rich.markup import escape
 
-    from play2prompt.config import preset
+    from play2prompt.config import preset, split_names
     from play2prompt.evidence.names import chosen
     from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
@@ -161,7 +165,7 @@ def optimize_command(
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
                           metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx,
                           executor=runner, ray_address=ray_address, recompute=recompute,
-                          method=method)
+                          method=method, reuse_calls=split_names([reuse_calls or ""]))
     print_summary(result)
 
 

@@ -75,10 +75,12 @@ def show_command(
 def show_data(store: Any) -> dict[str, Any]:
     """What ``runs show`` tells, as JSON data."""
     from play2prompt.scrub import Scrubber
+    from play2prompt.store.reuse import reuse_of
     from play2prompt.store.runs import shown_status
 
     meta = store.all_meta()
     calls = store.call_stats()
+    reused = reuse_of(store)
     last = meta.get(Meta.LAST_STATS) or {}
     data = {
         "run_id": meta.get(Meta.RUN_ID), "kind": meta.get(Meta.KIND) or "optimize",
@@ -86,6 +88,7 @@ def show_data(store: Any) -> dict[str, Any]:
         "created": meta.get(Meta.CREATED), "path": str(store.run_dir),
         "models": Scrubber().value(meta.get(Meta.MODELS) or {}),   # keys in URLs
         "refreshed_from": meta.get(Meta.REFRESHED_FROM),
+        "reused_calls": None if reused is None else reused.to_dict(),
         "tools": {name: _tool_data(r) for name, r in store.results().items()},
         "llm_calls": calls["total"], "llm_calls_by_role": calls["by_role"],
         "speed": last.get("speed") or {},
@@ -121,6 +124,11 @@ def print_show(data: Mapping[str, Any]) -> None:
         out(f"refreshed from run {origin.get('run')}: re-optimized "
             f"{', '.join(origin.get('reoptimized') or []) or 'none'}; reused "
             f"{', '.join(origin.get('reused') or []) or 'none'}", highlight=False, markup=False)
+    reused = data.get("reused_calls")
+    if reused:
+        out(f"reused calls: {reused['seeded']} samples seeded from run(s) "
+            f"{', '.join(reused['runs'])}; {reused['hit']} of them answered this run",
+            highlight=False, markup=False)
     for ev in data.get("evaluations", []):
         out(f"evaluation {ev['name']} ({ev['eval_id']}): results in {data['path']}/summary.md",
             highlight=False, markup=False)

@@ -53,6 +53,7 @@ class FakeLM(LM):
         supports_n: bool = True,
         supports_tools: bool = True,
         max_concurrency: int = 64,
+        fingerprint: str | None = None,
     ) -> None:
         super().__init__()
         self.queue: deque[Reply] = deque(replies)
@@ -68,6 +69,12 @@ class FakeLM(LM):
         self.max_concurrency = max_concurrency
         self.max_retries = 0
         self.requests: list[ChatRequest] = []
+        self._fingerprint = fingerprint
+
+    @property
+    def fingerprint(self) -> str | None:
+        """What the test says identifies its script (None: nothing, never reused)."""
+        return self._fingerprint
 
     async def _generate(self, request: ChatRequest) -> Generation:
         self.requests.append(request)
@@ -101,6 +108,7 @@ def from_spec(rest: str, **options: Any) -> LM:
                       f"not {rest!r}") from None
     if not 0.0 <= latency < float("inf"):
         raise LMError(f"fake:{rest}: the latency must be a finite number of seconds >= 0")
+    options.setdefault("fingerprint", "fake:fill-schema")   # its answers: the seed's, alone
     return FakeLM(fill_schema=True, latency=latency, model_id=f"fake:{rest or 0}", **options)
 
 

@@ -22,6 +22,7 @@ from play2prompt.lm._base import ChatRequest, Choice, Usage
 from play2prompt.store.blobs import pack, refs_in, unpack
 from play2prompt.store.meta import RunMeta
 from play2prompt.store.migrations import MIGRATIONS
+from play2prompt.store.seeds import SeededSamples
 from play2prompt.tools.model import Invocation, Observation
 
 DB_NAME = "run.db"
@@ -31,13 +32,14 @@ class StoreError(UserError):
     """A run store that cannot be opened, read or written (damage, a full disk)."""
 
 
-class RunStore:
+class RunStore(SeededSamples):
     """A run's database. Thread-safe; pass it explicitly to whatever needs it."""
 
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.RLock()
+        self._seeded: set[str] | None = None   # seeded samples not used yet (store/seeds.py)
         try:
             self._conn = self._connect()
             if read_only:
@@ -161,6 +163,8 @@ class RunStore:
     def get_sample(self, key: str) -> Choice | None:
         rows = self._query("SELECT response FROM llm_calls WHERE key = ? AND status = 'ok'",
                            (key,))
+        if rows and not self.read_only:
+            self._note_hit(key)
         return Choice.from_dict(json.loads(rows[0][0])) if rows else None
 
     def put_sample(self, key: str, *, model: str, role: str, index: int, request: ChatRequest,
@@ -186,7 +190,7 @@ class RunStore:
     def call_stats(self) -> dict[str, Any]:
         rows = self._query(
             "SELECT role, status, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), "
-            "SUM(latency_s) FROM llm_calls GROUP BY role, status")
+            f"SUM(latency_s) FROM llm_calls WHERE 1 = 1{self._used_only()} GROUP BY role, status")
         by_role: dict[str, dict[str, Any]] = {}
         total = {"samples": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0,
                  "latency_s": 0.0}
@@ -209,7 +213,7 @@ class RunStore:
     def samples_by_tag(self) -> dict[str, dict[str, int]]:
         rows = self._query(
             "SELECT tag, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens) FROM llm_calls "
-            "WHERE status = 'ok' GROUP BY tag")
+            f"WHERE status = 'ok'{self._used_only()} GROUP BY tag")
         return {r[0]: {"samples": r[1], "prompt_tokens": r[2] or 0,
                        "completion_tokens": r[3] or 0} for r in rows}
 

@@ -29,6 +29,8 @@ class Meta:
     CALIBRATION = "calibration"  # whether the generator judges and grades (measured once)
     REFRESHED_FROM = "refreshed_from"  # a refresh: the run it came from, what it reused
     SEED_FACTS = "seed_facts"    # {tool: [facts]}: what play starts from (a refresh's re-probed)
+    FINGERPRINTS = "fingerprints"  # {model id: LM.fingerprint or None}: what may reuse calls
+    REUSED_CALLS = "reused_calls"  # {"runs": [ids], "seeded": n}: samples copied from runs
 
 
 class Status:
@@ -58,6 +60,8 @@ class RunMeta:
     calibration: Mapping[str, Any] | None = None
     refreshed_from: Mapping[str, Any] | None = None
     seed_facts: Mapping[str, Any] | None = None
+    fingerprints: Mapping[str, Any] | None = None
+    reused_calls: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, meta: Mapping[str, Any]) -> RunMeta:

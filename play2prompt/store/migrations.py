@@ -81,4 +81,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         size INTEGER NOT NULL
     );
     """),
+    ("0005_seeded_calls", """
+    CREATE TABLE seeded_calls (         -- samples copied from earlier runs (--reuse-calls)
+        key TEXT PRIMARY KEY,            -- the llm_calls key
+        source TEXT NOT NULL,            -- the run it came from
+        hit INTEGER NOT NULL DEFAULT 0   -- 1 once this run was answered from it
+    );
+    """),
 ]
