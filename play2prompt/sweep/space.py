@@ -1,9 +1,10 @@
 """The space of a sweep: which settings vary, the variants, and what one trial runs.
 
 A trial's parameters split in two: the ones that change the optimization (search method,
-depth, L, W, N_E, lambda, dropout, seed) and the ones that only change inference (the variant's
-prompt side and the number of demos). Trials whose optimization settings are equal share one
-optimization run, found by :func:`TrialPlan.opt_key`.
+depth, L, W, N_E, lambda, dropout, seed, the evidence components) and the ones that only
+change inference (the variant's prompt side and the number of demos). Trials whose
+optimization settings are equal share one optimization run, found by
+:func:`TrialPlan.opt_key`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from play2prompt.config import OptimizeConfig, apply_overrides
 from play2prompt.errors import UserError
 from play2prompt.jsonutil import stable_hash
+from play2prompt.sweep.evidence_axis import evidence_of, expand
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("demos", int, None, "k demonstrations per tool at inference"),
     Param("dropout", float, "drop_param_desc", "p: drop parameter descriptions"),
     Param("seed", int, "seed", "seed of the optimization and of the task model"),
+    Param("evidence", str, "evidence", "all | none | -NAME | NAME+NAME | ablation (all, each "
+                                       "component off in turn, none): sweep/evidence_axis.py"),
 )}
 ALIASES = {"L": "expand", "W": "width", "T": "depth", "lambda": "lam", "N_E": "n_e",
            "ne": "n_e", "k": "demos", "p": "dropout", "drop_param_desc": "dropout",
@@ -81,6 +85,8 @@ def _convert(param: Param, raw: Any) -> Any:
                         f"{param.kind.__name__}") from exc
     if param.name == "variant" and value not in VARIANTS:
         raise UserError(f"unknown variant {value!r} (one of {', '.join(VARIANTS)})")
+    if param.name == "evidence":
+        evidence_of(value)   # one line for a name that is no component
     if param.name == "search" and value not in ("beam", "mc"):
         raise UserError(f"search must be beam or mc, got {value!r}")
     return value
@@ -99,6 +105,7 @@ class SweepSpace:
             name = ALIASES.get(key, key)
             if name not in PARAMS:
                 raise UserError(f"unknown sweep parameter {key!r} (one of {', '.join(PARAMS)})")
+            values = expand(values) if name == "evidence" else values
             converted = tuple(dict.fromkeys(_convert(PARAMS[name], v) for v in values))
             if not converted:
                 raise UserError(f"sweep parameter {name} has no value")
@@ -174,8 +181,8 @@ def plan_trial(params: Mapping[str, Any], base: OptimizeConfig, max_demos: int) 
     The optimization keeps ``max_demos`` demos per tool so that every ``demos`` value of the
     space is served by the same run (the demos are ranked, so the first k are the best k)."""
     variant = VARIANTS[params.get("variant", "full")]
-    overrides = {PARAMS[n].override: v for n, v in params.items()
-                 if n in PARAMS and PARAMS[n].override}
+    overrides = {PARAMS[n].override: evidence_of(v) if n == "evidence" else v
+                 for n, v in params.items() if n in PARAMS and PARAMS[n].override}
     overrides.update(variant.overrides)
     overrides["demos_per_tool"] = max_demos
     config = apply_overrides(base, **overrides)

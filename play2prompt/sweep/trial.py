@@ -4,7 +4,12 @@ return the trial's row.
 Optimization runs are named by the hash of everything that changes them
 (``sweep-<name>-<key>``): a trial whose settings differ from an earlier one only at inference
 (desc-only vs demo-only vs full, the number of demos) reuses that run, and a run left
-unfinished by a killed sweep is resumed from its call log. Evaluations go to the sweep's own
+unfinished by a killed sweep is resumed from its call log. A new (or resumed) run's call log is
+first seeded from the sweep's earlier finished runs (:mod:`play2prompt.store.reuse`: the same
+models, by id and fingerprint): an identical request to the same model with the same derived
+seed gives the same answer, so it is answered from the log, and trials that differ in one
+setting (an evidence ablation's rows) share every call up to where that setting first changes
+a prompt: common random numbers, and those calls paid once. Evaluations go to the sweep's own
 store (``eval.db``), one record per (configuration, side, query): the baseline is evaluated
 once per (task model, dropout, seed) and an evaluated configuration is never redone.
 """
@@ -69,6 +74,7 @@ class OptInfo:
     logged_calls: int        # the configuration's whole cost (samples in its log)
     tokens: int
     wall_s: float
+    reused: int = 0          # of saved_calls, samples seeded from the sweep's earlier runs
 
 
 NO_RUN = OptInfo("", "none", 0, 0, 0, 0, 0.0)   # a reference variant optimizes nothing
@@ -95,7 +101,7 @@ def ensure_run(plan: TrialPlan, ctx: SweepContext) -> tuple[RunResult, OptInfo]:
     else:
         common = dict(generator=_fresh(ctx.generator), task_model=_fresh(ctx.task_model),
                       doc_generator=_fresh(ctx.doc_generator), runs_dir=ctx.runs_dir,
-                      reporter=ctx.reporter)
+                      reporter=ctx.reporter, reuse_calls=_earlier_runs(ctx, run_id))
         if (run_dir / DB_NAME).is_file():
             result = optimize(resume=run_id, config=plan.config, **common)
             status = "resumed"
@@ -110,8 +116,17 @@ def ensure_run(plan: TrialPlan, ctx: SweepContext) -> tuple[RunResult, OptInfo]:
     saved = logged["samples"] if status == "shared" else int(session.get("cache_hits", 0))
     wall = float(result.stats.get("wall_s", 0.0)) if status != "shared" else round(
         time.perf_counter() - start, 2)
+    reused = int((result.stats.get("reused_calls") or {}).get("hit", 0))
     return result, OptInfo(run_id, status, new_calls, saved, logged["samples"],
-                           logged["prompt_tokens"] + logged["completion_tokens"], wall)
+                           logged["prompt_tokens"] + logged["completion_tokens"], wall,
+                           0 if status == "shared" else reused)
+
+
+def _earlier_runs(ctx: SweepContext, run_id: str) -> list[str]:
+    """The sweep's finished optimization runs other than ``run_id``, oldest first."""
+    found = [d for d in ctx.runs_dir.glob(f"sweep-{ctx.name}-*")
+             if d.name != run_id and (d / RESULT_FILE).is_file()]
+    return [str(d) for d in sorted(found, key=lambda d: (d.stat().st_mtime, d.name))]
 
 
 def _logged(run_dir: Path) -> dict[str, Any]:
@@ -210,6 +225,7 @@ def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
     row.update({
         "opt_calls": opt.logged_calls, "opt_tokens": opt.tokens,
         "opt_new_calls": opt.new_calls, "opt_saved_calls": opt.saved_calls,
+        "opt_reused_calls": opt.reused,
         "opt_wall_s": opt.wall_s,
         "eval_requests": vcost["requests"],
         "eval_new_calls": eval_calls,
