@@ -61,6 +61,10 @@ class OptimizeConfig:
     # the tool takes, per fact play established (method/fact_tests.py); 0: off (the paper)
     fact_tests: int = 4
     choose_demo_count: bool = True   # ship 0..k demos as held-out accuracy says; off: always k
+    # the tool-set context: the task model sees each tool beside this many other tools of the
+    # run (their original docs) when examples and docs are scored; a call to one of them is
+    # wrong (play2prompt.method.siblings). 0: the tool alone (the paper)
+    siblings: int = 0
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
     draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
@@ -154,6 +158,8 @@ def validate(cfg: OptimizeConfig) -> None:
         raise UserError("n_e and max_tries must be at least 1")
     if cfg.fact_tests < 0:
         raise UserError("fact_tests must be 0 (off) or more")
+    if not isinstance(cfg.siblings, int) or isinstance(cfg.siblings, bool) or cfg.siblings < 0:
+        raise UserError(f"siblings must be 0 (the tool alone) or more, got {cfg.siblings!r}")
     unknown = [n for n in cfg.evidence if n not in EVIDENCE] if isinstance(
         cfg.evidence, tuple) else ["(not a tuple of names)"]
     if unknown:

@@ -50,6 +50,7 @@ from play2prompt.errors import UserError, require
 from play2prompt.lm._base import LM
 from play2prompt.lm.registry import Concurrency, LMPool
 from play2prompt.method.calibration import Calibration
+from play2prompt.method.siblings import siblings_of
 from play2prompt.optimizers import load_optimizer
 from play2prompt.progress import Reporter
 from play2prompt.results import ToolResult
@@ -79,6 +80,9 @@ class ToolJob:
     tool: dict[str, Any] = field(default_factory=dict)
     seed_rows: dict[str, Any] = field(default_factory=dict)
     calibration: dict[str, Any] | None = None  # the run's measured judges (see calibration)
+    # the tool-set context (config.siblings): the other tools the task model sees beside the
+    # tool, chosen on the driver from all the run's tools (the worker's runtime has these only)
+    siblings: tuple[dict[str, Any], ...] = ()
 
     @property
     def tool_name(self) -> str:
@@ -113,7 +117,9 @@ def run_tool_job(job: ToolJob) -> dict[str, Any]:
     ctx = ExecContext(base_dir=Path(job.exec_base_dir or job.base_dir),
                       lm=resolve_model(pool, job.exec_lm, gen, copy_objects=True), store=store,
                       default_timeout=job.tool_timeout)
-    engine = build_engine([tool], store, replace(config, tool_timeout=job.tool_timeout),
+    siblings = [Tool.from_dict(s) for s in job.siblings]
+    engine = build_engine([tool, *siblings], store,
+                          replace(config, tool_timeout=job.tool_timeout),
                           generator=gen, task_model=task, doc_generator=docgen,
                           metaprompts_dir=job.metaprompts_dir, base_dir=Path(job.base_dir),
                           exec_ctx=ctx, calibration=Calibration.from_dict(job.calibration)
@@ -197,7 +203,10 @@ def optimize_tools_on_ray(tools: list[Tool], engine: Engine, job: ToolJob,
             reporter.start(tool.name, load_optimizer(engine.config.method).tool_budget(
                 engine.config))
             rows = store.export_rows(tool.name)
-            ref = remote.remote(replace(job, tool=tool.to_dict(), seed_rows=rows))
+            shown = siblings_of(tool, engine.runtime.tools.values(), engine.config.siblings,
+                                engine.config.seed)
+            ref = remote.remote(replace(job, tool=tool.to_dict(), seed_rows=rows,
+                                        siblings=tuple(s.to_dict() for s in shown)))
             pending[ref] = tool.name
         worker_stats = _collect(ray, pending, store, reporter, outcomes)
         results = collect_results(tools, [outcomes[t.name] for t in tools],

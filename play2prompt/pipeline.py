@@ -38,6 +38,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
+from play2prompt.method.siblings import siblings_of
 from play2prompt.method.trace import Trace
 from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult
@@ -142,8 +143,11 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     phases = Phases(eng, tool.name)
     eng = replace(eng, trace=ProgressTrace(eng.trace, phases))
     eng.reporter.start(tool.name, phases.total)
+    # the tool-set context: the run's other tools (as loaded) the task model sees beside it
+    siblings = siblings_of(tool, eng.runtime.tools.values(), eng.config.siblings,
+                           eng.config.seed)
     phases.play()
-    search, space = await search_examples(tool, eng, seed_facts(eng, tool))
+    search, space = await search_examples(tool, eng, seed_facts(eng, tool), siblings)
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
     examples = distinct_examples(search.history)
     phases.fact_tests(len(examples))
@@ -153,10 +157,11 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
         phases.docs(len(verified.train), len(verified.hold))
     outcome = kept_without_search(tool, eng.config, verified)   # off, too few, all solved
     if outcome is None:
-        docs = await search_docs(tool, eng, list(verified.train), verified.book)   # Step 2
-        outcome = await choose_doc(tool, eng, docs, list(verified.hold))
+        docs = await search_docs(tool, eng, list(verified.train), verified.book,   # Step 2
+                                 siblings)
+        outcome = await choose_doc(tool, eng, docs, list(verified.hold), siblings)
     phases.demos(len(verified.train), len(verified.hold))
-    demos = await choose_demos(tool, eng, outcome.doc, verified)
+    demos = await choose_demos(tool, eng, outcome.doc, verified, siblings)
     stats = {**_tool_stats(eng, tool, search, space, outcome, verified, demos),
              **fact_test_stats(tests), **discovery_stats(given, tool)}
     result = ToolResult(tool.name, tool, outcome.doc, tuple(d.demo() for d in demos.shipped),
@@ -206,15 +211,17 @@ def kept_without_search(tool: Tool, config: OptimizeConfig,
     return None if reason is None else DocSearchOutcome(tool.doc, False, reason, {})
 
 
-async def choose_demos(tool: Tool, eng: Engine, doc: ToolDoc, verified: Verified) -> Demos:
+async def choose_demos(tool: Tool, eng: Engine, doc: ToolDoc, verified: Verified,
+                       siblings: Sequence[Tool] = ()) -> Demos:
     """The demos shipped with ``doc``: the best training examples that differ, as many (0, 1
-    or k) as held-out accuracy says, with their answers (m4)."""
+    or k) as held-out accuracy says (the task model seeing ``siblings`` beside the tool), with
+    their answers (m4)."""
     cfg = eng.config
     pool = select_demos(list(verified.train), cfg.demos_per_tool)
     k, scores = len(pool), {}
     if cfg.choose_demo_count:
         k, scores = await choose_demo_count(tool, eng, doc, pool, list(verified.hold),
-                                            cfg.demos_per_tool)
+                                            cfg.demos_per_tool, siblings)
     return Demos(tuple(pool), tuple(await write_answers(pool[:k], tool, eng)), scores)
 
 

@@ -76,6 +76,11 @@ def optimize_command(
                                          help="probe each tool with out-of-range values "
                                               "(off for tools with side effects; as --evidence "
                                               "with or without probes)"),
+    siblings: Optional[int] = typer.Option(
+        None, "--siblings", metavar="K",
+        help="the task model sees each tool beside K other tools of the run, with their "
+             "original docs, when examples and docs are scored; a call to one of them is "
+             "wrong (0: the tool alone, the paper; default)"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
@@ -137,7 +142,7 @@ def optimize_command(
         fact_tests=fact_tests,
         evidence=chosen(evidence, probe=probe, facts_doc=False if no_evidence_notes else None,
                         fact_tests=fact_tests),
-        choose_demo_count=choose_demos, draft_rounds=draft_rounds,
+        choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
         allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.benchmarks import load_benchmark

@@ -4,6 +4,10 @@ by execution against the call that answers the request.
 One helper for the three places the method asks the task model: R_e in Step 1 (a request the
 task model fails with D0 and no demos is a hard one), a doc's score in Step 2 (its accuracy on
 the training examples) and the held-out choices (the doc, the number of demos).
+
+``siblings`` (``config.siblings``, :mod:`play2prompt.method.siblings`): other tools of the run
+shown beside the tool, with their original docs; a call to one of them is wrong and is never
+executed. None given (the default, the paper): the tool alone, the prompt as it always was.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from play2prompt.agent.prompt import Demo
+from play2prompt.method.siblings import sibling_call, tool_set
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -74,26 +79,34 @@ class DocEval:
 
 
 async def task_try(engine: Engine, tool: Tool, case: Case, demos: Sequence[Demo] = (),
-                   seed: int | None = None) -> TaskTry:
-    """Ask the task model ``case.query`` with ``tool`` (its doc) and ``demos``; check its calls
-    by execution against ``case.invocation`` and its output. ``seed``: the run's by default."""
+                   seed: int | None = None, siblings: Sequence[Tool] = ()) -> TaskTry:
+    """Ask the task model ``case.query`` with ``tool`` (its doc), beside ``siblings``, and
+    ``demos``; check its calls by execution against ``case.invocation`` and its output (a call
+    to a sibling is wrong, unexecuted). ``seed``: the run's by default."""
     eng = engine
-    attempt = await eng.prompter.attempt(eng.task_model, [tool], case.query, demos,
+    attempt = await eng.prompter.attempt(eng.task_model, tool_set(tool, siblings), case.query,
+                                         demos,
                                          seed=eng.config.seed if seed is None else seed,
                                          temperature=eng.config.task_temperature)
     if attempt.error:
         return TaskTry(False, "", attempt.raw[:300], attempt.error, False)
+    calls = ", ".join(c.to_python() for c in attempt.calls)
+    wrong_tool = sibling_call(attempt.calls, tool, siblings)
+    if wrong_tool is not None:
+        return TaskTry(False, calls, "", wrong_tool, True)
     outcome = await check_calls(list(attempt.calls), [case.invocation], eng.runtime,
                                 expected_outputs=[case.observation.output])
-    calls = ", ".join(c.to_python() for c in attempt.calls)
     return TaskTry(outcome.correct, calls, "", "" if outcome.correct else str(outcome.error),
                    True)
 
 
 async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
-                        demos: Sequence[Demo] = (), seed: int | None = None) -> DocEval:
-    """The task model's accuracy on ``cases`` with ``tool`` (its doc) and ``demos``."""
-    tries = await asyncio.gather(*(task_try(engine, tool, c, demos, seed) for c in cases))
+                        demos: Sequence[Demo] = (), seed: int | None = None,
+                        siblings: Sequence[Tool] = ()) -> DocEval:
+    """The task model's accuracy on ``cases`` with ``tool`` (its doc), beside ``siblings``,
+    and ``demos``."""
+    tries = await asyncio.gather(*(task_try(engine, tool, c, demos, seed, siblings)
+                                   for c in cases))
     failures = [t.failure(c) for c, t in zip(cases, tries) if not t.correct]
     accuracy = 1.0 - len(failures) / len(cases) if cases else 0.0
     return DocEval(accuracy, failures)

@@ -35,35 +35,39 @@ HOLDOUT_SEED = "held-out"
 
 
 async def held_out(tool: Tool, engine: Engine, doc: ToolDoc, hold: Sequence[Example],
-                   demos: Sequence[Demo] = ()) -> DocEval:
-    """The task model's accuracy on the held-out examples with ``doc`` (and ``demos``), the
-    requests asked anew (a seed of their own, not a replay of Step 1's test)."""
+                   demos: Sequence[Demo] = (), siblings: Sequence[Tool] = ()) -> DocEval:
+    """The task model's accuracy on the held-out examples with ``doc`` (and ``demos``), beside
+    ``siblings``, the requests asked anew (a seed of their own, not a replay of Step 1's
+    test)."""
     seed = derive_seed(engine.config.seed, HOLDOUT_SEED)
-    return await task_accuracy(engine, tool.with_doc(doc), hold, demos, seed)
+    return await task_accuracy(engine, tool.with_doc(doc), hold, demos, seed, siblings)
 
 
 async def search_doc(tool: Tool, engine: Engine, train: Sequence[Example],
-                     hold: Sequence[Example], book: FactBook) -> DocSearchOutcome:
+                     hold: Sequence[Example], book: FactBook,
+                     siblings: Sequence[Tool] = ()) -> DocSearchOutcome:
     """Step 2 for ``tool`` in one call: the search on ``train``
     (:func:`~play2prompt.method.doc_search.search_docs`), then :func:`choose_doc` on
     ``hold``; D0 without a search where none could change it."""
     reason = skip_reason(train, hold, engine.config)
     if reason is not None:
         return DocSearchOutcome(tool.doc, False, reason, {})
-    return await choose_doc(tool, engine, await search_docs(tool, engine, train, book), hold)
+    search = await search_docs(tool, engine, train, book, siblings)
+    return await choose_doc(tool, engine, search, hold, siblings)
 
 
-async def choose_doc(tool: Tool, engine: Engine, search: DocSearch,
-                     hold: Sequence[Example]) -> DocSearchOutcome:
-    """The doc that ships (see :func:`_choose`), with the search's history."""
-    outcome = await _choose(tool, engine, search, hold)
+async def choose_doc(tool: Tool, engine: Engine, search: DocSearch, hold: Sequence[Example],
+                     siblings: Sequence[Tool] = ()) -> DocSearchOutcome:
+    """The doc that ships (see :func:`_choose`), with the search's history; the task model
+    sees ``siblings`` beside the tool, as in the search."""
+    outcome = await _choose(tool, engine, search, hold, siblings)
     return replace(outcome, history=search.history,
                    best_per_iteration=search.best_per_iteration,
                    stopped_early=search.stopped_early)
 
 
-async def _choose(tool: Tool, engine: Engine, search: DocSearch,
-                  hold: Sequence[Example]) -> DocSearchOutcome:
+async def _choose(tool: Tool, engine: Engine, search: DocSearch, hold: Sequence[Example],
+                  siblings: Sequence[Tool] = ()) -> DocSearchOutcome:
     """The best candidate other than D0 by training score (on a tie the facts doc first: it
     states only what execution established), kept only if it scores strictly higher than D0 on
     all the verified examples (training and held-out together) and not lower on the held-out
@@ -87,8 +91,9 @@ async def _choose(tool: Tool, engine: Engine, search: DocSearch,
         return DocSearchOutcome(d0, False, f"kept the original: the best candidate scored "
                                 f"{best_train:.2f} on the training examples, below the "
                                 f"original's {d0_train:.2f}", scores)
-    d0_hold, best_hold = await asyncio.gather(held_out(tool, engine, d0, hold),
-                                              held_out(tool, engine, best.item.doc, hold))
+    d0_hold, best_hold = await asyncio.gather(
+        held_out(tool, engine, d0, hold, siblings=siblings),
+        held_out(tool, engine, best.item.doc, hold, siblings=siblings))
     scores.update(d0_holdout=d0_hold.accuracy, best_holdout=best_hold.accuracy)
     n_train, n_hold = len(search.batch), len(hold)
     d0_all = (d0_train * n_train + d0_hold.accuracy * n_hold) / (n_train + n_hold)
@@ -111,7 +116,8 @@ async def _choose(tool: Tool, engine: Engine, search: DocSearch,
 
 
 async def choose_demo_count(tool: Tool, engine: Engine, doc: ToolDoc, demos: Sequence[Example],
-                            hold: Sequence[Example], top: int) -> tuple[int, dict[str, float]]:
+                            hold: Sequence[Example], top: int,
+                            siblings: Sequence[Tool] = ()) -> tuple[int, dict[str, float]]:
     """How many of ``demos`` to ship with ``doc``: the task model's held-out accuracy with 0,
     1 and ``top`` demos; more demos only when they score strictly higher than fewer (a small
     task model that copies demo values gets none)."""
@@ -119,7 +125,8 @@ async def choose_demo_count(tool: Tool, engine: Engine, doc: ToolDoc, demos: Seq
     if not hold or counts == [0]:
         return 0, {}
     evals = await asyncio.gather(*(held_out(tool, engine, doc, hold,
-                                            [d.demo() for d in demos[:k]]) for k in counts))
+                                            [d.demo() for d in demos[:k]], siblings)
+                                   for k in counts))
     scores = {str(k): ev.accuracy for k, ev in zip(counts, evals)}
     best = 0
     for k, ev in zip(counts, evals):

@@ -134,9 +134,10 @@ def split_examples(examples: Sequence[Example], holdout: float, seed: Any
 
 class DocSpace:
     def __init__(self, tool: Tool, engine: Engine, batch: Sequence[Example],
-                 book: FactBook) -> None:
+                 book: FactBook, siblings: Sequence[Tool] = ()) -> None:
         self.tool = tool
         self.engine = engine
+        self.siblings = tuple(siblings)   # shown beside the tool when a doc is scored
         self.batch = list(batch)
         self.book = book
         self.reference = facts_doc(tool, book)
@@ -147,7 +148,8 @@ class DocSpace:
         gives the requests a seed of their own, so they are asked anew, not replayed."""
         eng = self.engine
         seed = derive_seed(eng.config.seed, fresh) if fresh else eng.config.seed
-        return await task_accuracy(eng, self.tool.with_doc(doc), examples, demos, seed)
+        return await task_accuracy(eng, self.tool.with_doc(doc), examples, demos, seed,
+                                   self.siblings)
 
     async def score(self, items: Sequence[DocCandidate],
                     iteration: int) -> list[Scored[DocCandidate]]:
@@ -221,11 +223,12 @@ def skip_reason(train: Sequence[Example], hold: Sequence[Example],
 
 
 async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
-                      book: FactBook) -> DocSearch:
+                      book: FactBook, siblings: Sequence[Tool] = ()) -> DocSearch:
     """Step 2's search for ``tool``: D0, the facts doc and G_D's rewrites, built and scored on
-    ``train`` (with ``book``, the facts of every call but the held-out ones)."""
+    ``train`` (with ``book``, the facts of every call but the held-out ones), the task model
+    seeing ``siblings`` beside the tool (:mod:`play2prompt.method.siblings`)."""
     cfg = engine.config
-    space = DocSpace(tool, engine, train[: cfg.doc_batch], book)
+    space = DocSpace(tool, engine, train[: cfg.doc_batch], book, siblings)
     initial = [DocCandidate(tool.doc, kind="original")]
     for doc in evidence_for(cfg).facts_doc.candidates(tool.doc, space.reference):
         if DocCandidate(doc).key != initial[0].key:

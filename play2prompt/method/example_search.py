@@ -57,9 +57,11 @@ __all__ = ["Example", "ExampleSpace", "reads_like_code", "search_examples", "sel
 class ExampleSpace:
     """The search space of Step 1 for one tool (see the module docstring)."""
 
-    def __init__(self, tool: Tool, engine: Engine, known: FactBook | None = None) -> None:
+    def __init__(self, tool: Tool, engine: Engine, known: FactBook | None = None,
+                 siblings: Sequence[Tool] = ()) -> None:
         self.tool = tool
         self.engine = engine
+        self.siblings = tuple(siblings)   # shown beside the tool in R_e's test (config.siblings)
         self.player = ToolPlayer(tool, engine)
         # the tool's facts, as of the current iteration (``known``: what play starts from,
         # e.g. the facts of an earlier run still true of the tool)
@@ -262,7 +264,7 @@ class ExampleSpace:
         """R_e's test: does the task model, with D0 and no demos, make the right call?
         ``tool``: D0 with the parameters play discovered (default: as of the snapshot)."""
         tried = await task_try(self.engine, tool or self.current,
-                               TaskRequest(query, inv, obs))
+                               TaskRequest(query, inv, obs), siblings=self.siblings)
         return tried.correct, tried.summary()
 
     async def _reflect(self, request: Request, inv: Invocation, checks: str, attempt: str,
@@ -287,12 +289,14 @@ class ExampleSpace:
         return str(r["reflection"]).strip() if r else ""
 
 
-async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None
+async def search_examples(tool: Tool, engine: Engine, known: FactBook | None = None,
+                          siblings: Sequence[Tool] = ()
                           ) -> tuple[SearchResult[Example], ExampleSpace]:
     """Run Step 1 for ``tool``, every candidate told to ``engine.trace`` (the search's
     ``on_iteration``), then the space's :meth:`ExampleSpace.end_iteration` (probes). ``known``:
-    facts play starts from (a refreshed run's, re-probed against the tool as it is now)."""
-    space = ExampleSpace(tool, engine, known)
+    facts play starts from (a refreshed run's, re-probed against the tool as it is now).
+    ``siblings``: other tools of the run shown beside it in R_e's test (config.siblings)."""
+    space = ExampleSpace(tool, engine, known, siblings)
     settings = engine.config.examples
 
     async def on_iteration(iteration: int, new: list[Node[Example]],

@@ -71,6 +71,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("seed", int, "seed", "seed of the optimization and of the task model"),
     Param("evidence", str, "evidence", "all | none | -NAME | NAME+NAME | ablation (all, each "
                                        "component off in turn, none): sweep/evidence_axis.py"),
+    Param("siblings", int, "siblings", "K: other tools beside each tool when it is scored"),
 )}
 ALIASES = {"L": "expand", "W": "width", "T": "depth", "lambda": "lam", "N_E": "n_e",
            "ne": "n_e", "k": "demos", "p": "dropout", "drop_param_desc": "dropout",
