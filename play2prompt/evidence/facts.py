@@ -46,7 +46,8 @@ MAX_TEXT = 160               # characters of one fact sentence
 class Fact:
     """One thing the tool showed: ``kind`` is accepts | rule | rejects | param | example |
     output. A ``param`` fact's values: ``(status,)`` or ``(status, JSON type)``, status one of
-    required | exists | absent."""
+    required | exists | absent | ran (a reshaped call ran with that type: ``(ran, "array",
+    items' type)`` for a list, :mod:`play2prompt.evidence.reshape`)."""
 
     param: str                   # "" for the tool as a whole
     kind: str

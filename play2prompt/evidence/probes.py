@@ -16,7 +16,9 @@ that changed the error is also tried together with the probes of the other argum
 A probe that works where the call it varies failed (or found nothing) is a *repaired call*: a
 valid call found by code. :class:`Prober` keeps them for the plays that found no valid call, so
 a generator too small to act on the tool's error ("height 1.75 looks like metres") still gets
-examples to write requests for.
+examples to write requests for. A call that failed with a type error about a value's shape is
+first reshaped (:mod:`play2prompt.evidence.reshape`: a list for a scalar, ...); a reshaped call
+that runs is a repaired call too.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
 from play2prompt.evidence.registry import evidence_for
+from play2prompt.evidence.reshape import Reshaped, reshape
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -156,9 +159,10 @@ class Repaired:
     invocation: Invocation
     observation: Observation
     param: str            # the argument the probe changed ("" for the required-only call)
+    how: str = "changing"  # or "reshaping" (a list for a scalar: :mod:`.reshape`)
 
     def note(self) -> str:
-        what = f"changing {self.param}" if self.param else "keeping only required arguments"
+        what = f"{self.how} {self.param}" if self.param else "keeping only required arguments"
         return f"found by probing ({what}) a call that did not work"
 
 
@@ -174,13 +178,19 @@ class Prober:
         self.from_valid = False           # the probes started from a call that worked
         self.repaired: list[Repaired] = []
         self._used: set[str] = set()
+        self.started = False              # the probes of one argument ran
+        self._reshaped: set[str] = set()  # failing calls reshaped (keys)
 
     async def run(self, plays: Sequence[PlayResult]) -> None:
+        reshaped = await self._reshape(plays)
         executed = [a for p in plays for a in p.attempts
                     if a.invocation is not None and a.observation.error_type in (None, "exception")]
         valid = [a for a in executed if a.verdict == 0]
-        if not executed or (self.probed and (self.from_valid or not valid)):
+        if not executed or (self.started and (self.from_valid or not valid)):
+            if reshaped:
+                self._record(reshaped[0].start, bool(valid))
             return
+        self.started = True
         worked = [a for a in executed if a.observation.ok]   # ran, maybe finding nothing
         first = (valid or worked or executed)[0]
         start = first.invocation
@@ -199,6 +209,19 @@ class Prober:
                      if inv.key() not in tried]
             await self._try(pairs, start, False, False)
         self._record(start, bool(valid))
+
+    async def _reshape(self, plays: Sequence[PlayResult]) -> list[Reshaped]:
+        """Reshape the calls that failed with a type-shape error (:mod:`.reshape`): the
+        reshaped calls run, those that ran kept as repaired calls."""
+        tried = {a.invocation.key() for p in plays for a in p.attempts
+                 if a.invocation is not None} | {inv.key() for _, inv, _ in self.probed}
+        done = await reshape(self.tool, self.engine, self.book, plays, tried, self._reshaped)
+        for r in done:
+            self.probed.append((r.param, r.invocation, r.observation))
+            if r.works:
+                self.repaired.append(Repaired(r.invocation, r.observation, r.param,
+                                              "reshaping"))
+        return done
 
     async def _try(self, calls: Sequence[tuple[str, Invocation]], start: Invocation,
                    valid: bool, empty: bool) -> None:

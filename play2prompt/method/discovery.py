@@ -57,11 +57,15 @@ def discovered_parameters(facts: Iterable[Fact], parameters: Mapping[str, Any]
     ``properties`` when the schema does not have it, or has it without the type the tool
     showed (an integer where the schema says number counts, the reverse does not); in
     ``required`` when the tool said it is required and the schema does not. A parameter the
-    tool said it does not take is in neither. Pure: reads nothing else."""
+    tool said it does not take is in neither. A type a call ran with (status ``ran``, from a
+    reshaped call: ``(ran, "array", items' type)``) wins over those errors implied. Pure:
+    reads nothing else."""
     props = parameters.get("properties") or {}
     required = set(parameters.get("required") or [])
     said = [f for f in facts if f.kind == "param" and f.values]
     absent = {f.param for f in said if f.values[0] == "absent"}
+    ran = {f.param: f.values[1:] for f in sorted(said, key=lambda f: f.values)
+           if f.values[0] == "ran" and len(f.values) > 1}
     kinds: dict[str, set[str]] = {}
     needed: list[str] = []
     for fact in sorted(said, key=lambda f: (f.param, f.values)):
@@ -72,11 +76,15 @@ def discovered_parameters(facts: Iterable[Fact], parameters: Mapping[str, Any]
             needed.append(fact.param)
     out: dict[str, Any] = {}
     for name, seen_kinds in kinds.items():
-        kind = "integer" if seen_kinds == {"integer", "number"} else (
-            next(iter(seen_kinds)) if len(seen_kinds) == 1 else "")
-        have = (props.get(name) or {}).get("type")
-        if name not in props or (kind and kind != have):
-            out[name] = {"type": kind} if kind else {}
+        kind = ran[name][0] if name in ran else "integer" if seen_kinds == {
+            "integer", "number"} else (next(iter(seen_kinds)) if len(seen_kinds) == 1 else "")
+        spec: dict[str, Any] = {"type": kind} if kind else {}
+        if name in ran and ran[name][1:]:
+            spec["items"] = {"type": ran[name][1]}
+        have = props.get(name) or {}
+        if name not in props or (kind and kind != have.get("type")) or (
+                "items" in spec and spec["items"] != have.get("items")):
+            out[name] = spec
     return {"properties": out, "required": sorted(set(needed))}
 
 

@@ -1,0 +1,223 @@
+"""Reshaped calls: a call that failed with a Python type error about a value's shape, tried
+again with its values reshaped, so the tool shows which parameters take a list, a text or a
+number.
+
+A generator that does not know a parameter's type (the schema lost it) writes ``x=10`` where
+the function takes a list, and all it gets back is "object of type 'int' has no len()" or
+"'int' object is not subscriptable", which names no argument. Code tries what such an error
+points at (:func:`reshaped`): each scalar wrapped in a list, all of them together (lists of
+equal length), a dict given as the list of its values and, when the error speaks of text
+against numbers, a numeric text as a number or a number as text, one argument at a time; the
+arguments the error names first, a few executions per failing call (:data:`MAX_RESHAPES`).
+The errors that count are data (``data/error_words.json``, ``type_shape``).
+
+A reshaped call that runs is a repaired call (:class:`~play2prompt.evidence.probes.Prober`
+keeps it) and shows the type of what it changed: a ``param`` fact of status ``ran``
+(:func:`type_fact`), which :mod:`play2prompt.method.discovery` puts in the schema ahead of
+what errors implied (``{"type": "array", "items": {"type": "number"}}``). One that gets past
+the type error to another error of the tool's own ("division by zero") shows the type too,
+and is no repaired call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from play2prompt.evidence.error_text import mentions, words
+from play2prompt.evidence.facts import Fact, FactBook, seen
+from play2prompt.evidence.registry import evidence_for
+from play2prompt.method.play import PlayResult, code_verdict
+from play2prompt.numeric import parse_number
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
+
+MAX_RESHAPES = 6    # executions per failing call
+MAX_CALLS = 3       # failing calls reshaped per probing
+RAN = "ran"         # a param fact's status: a call with a value of this type ran
+
+_ITEMS = {"number": "numbers", "integer": "integers", "string": "texts",
+          "boolean": "true or false values", "object": "objects", "array": "lists"}
+
+
+@cache
+def _patterns(kind: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.I) for p in words()["type_shape"][kind])
+
+
+def type_shape(error: str) -> tuple[bool, bool]:
+    """Whether ``error`` is a type error about a value's shape, and whether it speaks of text
+    against numbers ("can only concatenate str (not "int") to str")."""
+    shape = any(p.search(error) for p in _patterns("shape"))
+    return shape, shape and any(p.search(error) for p in _patterns("text_number"))
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _converted(value: Any) -> Any:
+    """A numeric text as its number, a number as its text; None when neither."""
+    if isinstance(value, str):
+        return parse_number(value.strip()) if value.strip() else None
+    if _scalar(value):
+        return str(value)
+    return None
+
+
+def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocation]]:
+    """The reshaped variants of ``inv`` (which failed with ``error``), best first, at most
+    :data:`MAX_RESHAPES` before deduplication by the caller: (the arguments changed, the
+    call). None when the error is no type-shape error."""
+    shape, text_number = type_shape(error)
+    if not shape:
+        return []
+    args = inv.arguments
+    named = [p for p in args if mentions(error, p)]
+    scalars = [p for p, v in args.items() if _scalar(v)]
+
+    def one(name: str) -> list[tuple[str, ...]]:
+        value = args[name]
+        out = []
+        if _scalar(value):
+            out.append(("wrap", name))
+        if isinstance(value, dict) and value:
+            out.append(("values", name))
+        if text_number and _converted(value) is not None:
+            out.append(("convert", name))
+        return out
+
+    plan: list[tuple[str, ...]] = [step for p in named for step in one(p)]
+    if len(scalars) > 1:
+        plan.append(("wrap", *scalars))
+    plan += [("wrap", p) for p in scalars]
+    plan += [("values", p) for p, v in args.items() if isinstance(v, dict) and v]
+    if text_number:
+        plan += [("convert", p) for p in args if _converted(args[p]) is not None]
+    out: dict[str, tuple[tuple[str, ...], Invocation]] = {}
+    for how, *names in dict.fromkeys(plan):
+        changed = {n: _changed(how, args[n]) for n in names}
+        call = Invocation(inv.name, {**args, **changed})
+        out.setdefault(call.key(), (tuple(names), call))
+    return list(out.values())
+
+
+def _changed(how: str, value: Any) -> Any:
+    if how == "wrap":
+        return [value]
+    if how == "values":
+        return list(value.values())
+    return _converted(value)
+
+
+def json_kind(value: Any) -> str:
+    """The JSON Schema type of ``value`` (a whole number counts as a number)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "")
+
+
+def type_fact(param: str, value: Any, inv: Invocation, obs: Observation) -> Fact | None:
+    """That ``param`` takes what ``value`` is (a call with it ran, or got past the type
+    error): ``(ran, type)``, or ``(ran, "array", items' type)`` for a list of one type."""
+    kind = json_kind(value)
+    if not kind:
+        return None
+    items = {json_kind(v) for v in value} if isinstance(value, list) else set()
+    item = next(iter(items)) if len(items) == 1 and "" not in items else ""
+    said = {"array": "a list", "string": "a text", "number": "a number",
+            "boolean": "true or false", "object": "an object"}[kind]
+    if item:
+        said += f" of {_ITEMS[item]}"
+    return Fact(param, "param", f"{param} takes {said}.",
+                (RAN, kind, item) if item else (RAN, kind),
+                f"{inv.to_python()[:200]} -> {obs.render(200)}", inv.key())
+
+
+@dataclass(frozen=True)
+class Reshaped:
+    """One reshaped call executed: what it changed, the call, what the tool said, whether it
+    ran (a repaired call)."""
+
+    start: Invocation         # the call that failed
+    params: tuple[str, ...]
+    invocation: Invocation
+    observation: Observation
+    works: bool
+
+    @property
+    def param(self) -> str:
+        return ", ".join(self.params)
+
+
+def failing(plays: Iterable[PlayResult], done: Collection[str]) -> list[Invocation]:
+    """The executed calls of ``plays`` that failed with a type-shape error, not yet reshaped
+    (``done``: call keys), first seen first."""
+    out: dict[str, Invocation] = {}
+    for play in plays:
+        for a in play.attempts:
+            inv, obs = a.invocation, a.observation
+            if inv is not None and not obs.ok and obs.error_type in (None, "exception") \
+                    and inv.key() not in done and type_shape(obs.error or "")[0]:
+                out.setdefault(inv.key(), inv)
+    return list(out.values())
+
+
+async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[PlayResult],
+                  tried: Collection[str], done: set[str]) -> list[Reshaped]:
+    """Reshape up to :data:`MAX_CALLS` failing calls of ``plays`` not in ``done`` (which gains
+    them), never running a call in ``tried`` (call keys) again; facts go to ``book``."""
+    errors = {a.invocation.key(): a.observation.error or "" for p in plays for a in p.attempts
+              if a.invocation is not None}
+    seen_keys = set(tried)
+    out: list[Reshaped] = []
+    for inv in failing(plays, done)[:MAX_CALLS]:
+        done.add(inv.key())
+        calls = [(names, call) for names, call in reshaped(inv, errors[inv.key()])
+                 if call.key() not in seen_keys][:MAX_RESHAPES]
+        seen_keys.update(call.key() for _, call in calls)
+        out += await _execute(tool, engine, book, inv, calls)
+    return out
+
+
+async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
+                   calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
+    """Run the reshaped calls of ``start`` (through the runtime, so consent holds), read
+    them, and record the type each shows."""
+    raw = await asyncio.gather(*(engine.runtime.run(call) for _, call in calls))
+    out = []
+    for (names, call), got in zip(calls, raw):
+        obs = seen(got, engine.scrubber)
+        works = code_verdict(obs)[0] == 0
+        probed = None if works or len(names) != 1 else names[0]
+        evidence_for(engine.config).fact_reader.observe(book, call, obs, probed)
+        out.append(Reshaped(start, names, call, obs, works))
+    for r in _showing(out):
+        for name in r.params:
+            fact = type_fact(name, r.invocation.arguments[name], r.invocation, r.observation)
+            if fact is not None:
+                book.add(fact)
+    return out
+
+
+def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:
+    """The reshaped calls whose types are facts: those that ran, else those that got past
+    the type error to an error of the tool's own; of them, those that changed the fewest
+    arguments (wrapping x alone worked: y need not be a list)."""
+    past = [r for r in done if not r.observation.ok and r.observation.error_type == "exception"
+            and not type_shape(r.observation.error or "")[0]]
+    chosen = [r for r in done if r.works] or past
+    fewest = min((len(r.params) for r in chosen), default=0)
+    return [r for r in chosen if len(r.params) == fewest]
+
+
+__all__ = ["MAX_CALLS", "MAX_RESHAPES", "RAN", "Reshaped", "failing", "json_kind", "reshape",
+           "reshaped", "type_fact", "type_shape"]

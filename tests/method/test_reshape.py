@@ -1,0 +1,159 @@
+"""Issue 27: reshaped calls. A call that failed with a Python type error about a value's shape
+(a scalar where the function takes a list, a dict where it takes a list) is tried again with
+its values reshaped; one that runs is a repaired call, and the schema gains the type."""
+
+import asyncio
+
+import pytest
+
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.names import PROBES, USES
+from play2prompt.evidence.probes import Prober
+from play2prompt.evidence.registry import evidence_for
+from play2prompt.evidence.reshape import MAX_RESHAPES, reshaped, type_shape
+from play2prompt.lm.fake import FakeLM
+from play2prompt.method.discovery import discovered_tool
+from play2prompt.method.play import Attempt, PlayResult
+from play2prompt.tools.model import Invocation, Tool
+
+
+def predict_value(x, y, point):
+    """BFCL's linear_regression, as it is."""
+    n = len(x)
+    sum_x = sum(x)
+    sum_y = sum(y)
+    sum_x_squared = sum(x_i**2 for x_i in x)
+    sum_xy = sum(x[i] * y[i] for i in range(n))
+    slope = (n * sum_xy - sum_x * sum_y) / (n * sum_x_squared - sum_x**2)
+    intercept = (sum_y - slope * sum_x) / n
+    return slope * point + intercept
+
+
+def order_food(item, quantity, price):
+    """BFCL's order_food: three lists of equal length."""
+    return sum(quantity[i] * price[i] for i in range(len(item)))
+
+
+def calculate_mean(numbers):
+    return sum(numbers) / len(numbers)
+
+
+def square_root(number):
+    if number < 0:
+        raise ValueError("number must be positive")
+    return number ** 0.5
+
+
+def wide(a, b, c, d, e, f, g, h):
+    return len(a) + len(b)
+
+
+FUNCTIONS = {f.__name__: f for f in (predict_value, order_food, calculate_mean, square_root,
+                                     wide)}
+BARE = {"type": "object", "properties": {}}
+
+
+def _tool(exec_ctx, name):
+    exec_ctx.callables[name] = FUNCTIONS[name]
+    return Tool(name, "", BARE, {"callable": name}, side_effects=False)
+
+
+def _failed_play(engine, tool, arguments):
+    inv = Invocation(tool.name, arguments)
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert not obs.ok
+    return PlayResult(None, None, (Attempt(inv, obs, -1, "failed"),), "k"), obs
+
+
+def _reshape(make_engine, exec_ctx, name, arguments, **config):
+    tool = _tool(exec_ctx, name)
+    engine = make_engine([tool], FakeLM(), **config)
+    play, obs = _failed_play(engine, tool, arguments)
+    book = FactBook(tool)
+    prober = Prober(tool, engine, book)
+    USES.clear()
+    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    return prober, book, obs
+
+
+@pytest.mark.parametrize("name, arguments, fixed, types", [
+    ("order_food", {"item": "Pizza", "price": 15.99, "quantity": 2},
+     {"item": ["Pizza"], "price": [15.99], "quantity": [2]},
+     {"item": "string", "price": "number", "quantity": "number"}),
+    ("calculate_mean", {"numbers": {"1": 1, "2": 2}}, {"numbers": [1, 2]},
+     {"numbers": "number"}),
+])
+def test_a_type_shape_failure_is_repaired_by_a_reshaped_call(make_engine, exec_ctx, name,
+                                                              arguments, fixed, types):
+    prober, book, obs = _reshape(make_engine, exec_ctx, name, arguments)
+    assert type_shape(obs.error)[0], obs.error
+    assert fixed in [r.invocation.arguments for r in prober.repaired]
+    assert USES[PROBES] == 1
+    taken = prober.take(set())
+    assert taken is not None and "found by probing (reshaping" in taken.note()
+    schema = discovered_tool(prober.tool, book).parameters["properties"]
+    for param, items in types.items():
+        assert schema[param] == {"type": "array", "items": {"type": items}}, schema
+        assert any(f.kind == "param" and "takes a list" in f.text for f in book.of(param))
+
+
+def test_a_reshape_that_gets_past_the_type_error_shows_the_type(make_engine, exec_ctx):
+    """The logged predict_value call: x and y as lists of one point get past "object of type
+    'int' has no len()" to the fit's own division by zero (a line needs two points): no
+    repaired call, but the schema says x and y take lists of numbers, and the next try is
+    decoded against it."""
+    prober, book, obs = _reshape(make_engine, exec_ctx, "predict_value",
+                                 {"x": 10, "y": 15, "point": {"at": 12}})
+    assert "has no len()" in obs.error
+    assert {"x": [10], "y": [15], "point": {"at": 12}} in [
+        inv.arguments for _, inv, _ in prober.probed]
+    assert prober.repaired == []
+    schema = discovered_tool(prober.tool, book).parameters["properties"]
+    assert schema["x"] == schema["y"] == {"type": "array", "items": {"type": "number"}}
+    assert "point" not in schema
+
+
+def test_a_failure_for_another_reason_is_not_reshaped(make_engine, exec_ctx):
+    prober, book, obs = _reshape(make_engine, exec_ctx, "square_root", {"number": -4})
+    assert "must be positive" in obs.error and type_shape(obs.error) == (False, False)
+    assert not any(isinstance(inv.arguments.get("number"), list) for _, inv, _ in prober.probed)
+    assert prober.repaired == [] or all(
+        not isinstance(r.invocation.arguments["number"], list) for r in prober.repaired)
+
+
+def test_reshaping_one_failing_call_runs_a_few_calls_at_most(make_engine, exec_ctx):
+    arguments = dict(zip("abcdefgh", range(1, 9)))
+    prober, _, obs = _reshape(make_engine, exec_ctx, "wide", arguments)
+    assert len(reshaped(Invocation("wide", arguments), obs.error)) > MAX_RESHAPES
+    lists = [inv for _, inv, _ in prober.probed
+             if any(isinstance(v, list) for v in inv.arguments.values())]
+    assert 0 < len(lists) <= MAX_RESHAPES
+    assert len({inv.key() for inv in lists}) == len(lists)
+    # the call that failed is reshaped once: probing again runs no reshaped call
+    before = len(prober.probed)
+    asyncio.run(prober._reshape([PlayResult(None, None, (Attempt(
+        Invocation("wide", arguments), obs, -1, "failed"),), "k")]))
+    assert len(prober.probed) == before
+
+
+def test_text_against_number_converts_one_argument():
+    calls = reshaped(Invocation("f", {"a": "5", "b": 2}),
+                     'TypeError: can only concatenate str (not "int") to str')
+    assert {"a": 5, "b": 2} in [c.arguments for _, c in calls]
+    assert {"a": "5", "b": "2"} in [c.arguments for _, c in calls]
+    assert len(calls) <= MAX_RESHAPES
+    assert reshaped(Invocation("f", {"a": 1}), "ValueError: a must be positive") == []
+
+
+def test_the_argument_the_error_names_is_reshaped_first():
+    calls = reshaped(Invocation("f", {"a": 1, "values": 3}),
+                     "TypeError: 'int' object is not iterable (values)")
+    assert calls[0][0] == ("values",)
+
+
+def test_with_probes_off_nothing_is_reshaped(make_engine, exec_ctx):
+    prober, book, _ = _reshape(make_engine, exec_ctx, "calculate_mean",
+                               {"numbers": {"1": 1, "2": 2}},
+                               evidence=("fact-reader", "request-gates"))
+    assert USES[PROBES] == 0 and prober.probed == [] and prober.repaired == []
+    assert discovered_tool(prober.tool, book).parameters == BARE
