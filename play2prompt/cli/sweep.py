@@ -134,11 +134,24 @@ def print_result(result: Any) -> None:
         console.print(rich_table(result.summary, f"sweep {result.name}: exec accuracy (%)"))
         for line in verdicts(result.summary):
             console.print(line, highlight=False, markup=False)
+        _print_ablation(result.ablation)
         for key, value in result.cost.items():
             console.print(f"{key.replace('_', ' ')}: {value}", highlight=False)
     for line in result.failed:
         console.print(f"failed: {line}", highlight=False, markup=False)
     console.print(f"results: {result.sweep_dir}/summary.md, trials.csv, plots/")
+
+
+def _print_ablation(table: Any) -> None:
+    """The evidence ablation table (a sweep with an evidence axis that takes ``all``)."""
+    from play2prompt.cli._common import console
+    from play2prompt.evaluation.report import rich_table
+    from play2prompt.sweep.ablation import CAPTION, TITLE
+
+    if table is None or table.empty:
+        return
+    console.print(rich_table(table, f"{TITLE.lower()}: each evidence value against all"))
+    console.print(CAPTION, highlight=False, markup=False)
 
 
 def json_result(result: Any) -> dict[str, Any]:
@@ -152,6 +165,8 @@ def json_result(result: Any) -> dict[str, Any]:
     rows = [] if empty else json.loads(result.summary.to_json(orient="records"))
     return {"name": result.name, "summary": rows,
             "verdicts": [] if empty else list(verdicts(result.summary)),
+            "evidence_ablation": [] if result.ablation.empty
+            else json.loads(result.ablation.to_json(orient="records")),
             "cost": dict(result.cost), "failed": list(result.failed),
             "results_dir": str(result.sweep_dir)}
 

@@ -375,6 +375,12 @@ class RunStore(SeededSamples):
             return None
         return record
 
+    def eval_outcomes(self, eval_id: str) -> dict[str, bool]:
+        """Item id -> whether it was answered right, for every stored item of ``eval_id``."""
+        rows = self._query("SELECT item_id, record FROM eval_items WHERE eval_id = ?",
+                           (eval_id,))
+        return {str(r[0]): bool(json.loads(r[1]).get("correct")) for r in rows}
+
     def evals(self) -> list[dict[str, Any]]:
         rows = self._query("SELECT * FROM evals ORDER BY created")
         return [{**dict(r), "config": json.loads(r["config"]), "summary": json.loads(r["summary"])}

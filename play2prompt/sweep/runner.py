@@ -25,6 +25,7 @@ from play2prompt.progress import NullReporter, Reporter
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta
 from play2prompt.store.runs import default_runs_dir
+from play2prompt.sweep import ablation
 from play2prompt.sweep.space import ORACLE_VARIANT
 from play2prompt.sweep.study import LoopState, SweepSpec, completed_rows, open_study, run_loop
 from play2prompt.sweep.tables import (
@@ -50,6 +51,7 @@ class SweepResult:
     files: dict[str, Path] = field(default_factory=dict)
     ran: list[int] = field(default_factory=list)       # trial numbers run in this session
     failed: list[str] = field(default_factory=list)
+    ablation: pd.DataFrame = field(default_factory=pd.DataFrame)   # evidence ablation table
 
 
 def sweep_folder(name: str, runs_dir: Path | None = None) -> Path:
@@ -106,13 +108,27 @@ def finish(spec: SweepSpec, study: Any, target: SweepTarget, sweep_dir: Path,
     df = trials_table(completed_rows(study))
     summary = summary_table(df, spec.space.varying())
     cost = cost_summary(df)
+    table = evidence_ablation(spec, df, sweep_dir)
     files: dict[str, Path] = {}
     if not df.empty:
         title = f"sweep {spec.name} ({target.suite.name}, {len(target.suite.items)} queries)"
-        files.update(write_tables(df, summary, cost, sweep_dir, title, target.suite.notes))
+        files.update(write_tables(df, summary, cost, sweep_dir, title, target.suite.notes,
+                                  table))
         files.update(write_plots(df, summary, sweep_dir / "plots"))
     state = state or LoopState()
-    return SweepResult(spec.name, sweep_dir, df, summary, cost, files, state.ran, state.failed)
+    return SweepResult(spec.name, sweep_dir, df, summary, cost, files, state.ran, state.failed,
+                       table)
+
+
+def evidence_ablation(spec: SweepSpec, df: pd.DataFrame, sweep_dir: Path) -> pd.DataFrame:
+    """The evidence ablation table when the space has an evidence axis with ``all`` (empty
+    otherwise), each row compared query by query with the records in ``eval.db``."""
+    if df.empty or not ablation.applies(spec.space.values):
+        return pd.DataFrame()
+    ids = [str(i) for i in df["eval_id"].dropna()] if "eval_id" in df else []
+    outcomes = ablation.load_outcomes(sweep_dir / "eval.db", ids)
+    return ablation.ablation_table(df, spec.space.values[ablation.AXIS],
+                                   spec.space.varying(), outcomes)
 
 
 def _write_spec(spec: SweepSpec, target: SweepTarget, sweep_dir: Path,

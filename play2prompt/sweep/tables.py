@@ -13,6 +13,7 @@ import pandas as pd
 
 from play2prompt.evaluation.compare import mcnemar_exact
 from play2prompt.evaluation.report import markdown_table
+from play2prompt.sweep.ablation import markdown_lines
 from play2prompt.sweep.space import BASELINE_LABEL, ORACLE_VARIANT, VARIANTS
 
 AVERAGE = "average"
@@ -210,8 +211,10 @@ _SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials", *COST_COLUMNS, *PAIRED_C
 
 
 def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any],
-                 out_dir: Path, title: str, notes: Sequence[str] = ()) -> dict[str, Path]:
-    """trials.csv/.md, summary.csv/.md and cost.json in ``out_dir``."""
+                 out_dir: Path, title: str, notes: Sequence[str] = (),
+                 ablation: pd.DataFrame | None = None) -> dict[str, Path]:
+    """trials.csv/.md, summary.csv/.md and cost.json in ``out_dir``; with an evidence
+    ablation table, its section in summary.md and evidence_ablation.csv."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {n: out_dir / n for n in ("trials.csv", "trials.md", "summary.csv", "summary.md",
                                       "cost.json")}
@@ -224,9 +227,13 @@ def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any
              "completion tokens); `wins` / `losses`: queries the method got right and the "
              "baseline not, and the reverse; `McNemar p`: the exact test on them; "
              "`headroom %`: the share of the oracle's gain recovered.", "",
-             markdown_table(summary), "", *(f"- {v}" for v in verdicts(summary)), "",
-             "## Cost", "",
-             *(f"- {k.replace('_', ' ')}: {v}" for k, v in cost.items()), ""]
+             markdown_table(summary), "", *(f"- {v}" for v in verdicts(summary)), ""]
+    if ablation is not None and not ablation.empty:
+        paths["evidence_ablation.csv"] = out_dir / "evidence_ablation.csv"
+        ablation.to_csv(paths["evidence_ablation.csv"], index=False)
+        lines += markdown_lines(ablation)
+    lines += ["## Cost", "",
+              *(f"- {k.replace('_', ' ')}: {v}" for k, v in cost.items()), ""]
     if notes:
         lines += ["## Notes", "", *(f"- {n}" for n in notes), ""]
     paths["summary.md"].write_text("\n".join(lines))

@@ -200,11 +200,15 @@ def run_trial(number: int, plan: TrialPlan, ctx: SweepContext) -> dict[str, Any]
         attach_eval(run, result, key)
     write_outputs(result, ctx.sweep_dir / "trials" / f"{number:04d}-{plan.variant.name}",
                   ctx.target.suite.notes)
-    return trial_row(number, plan, opt, result, eval_calls, time.perf_counter() - start)
+    eval_id = f"{suite_named(ctx.target.suite, key).name}:{result.sides[-1].side.name}"
+    return trial_row(number, plan, opt, result, eval_calls, time.perf_counter() - start,
+                     eval_id)
 
 
 def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
-              eval_calls: int, wall: float) -> dict[str, Any]:
+              eval_calls: int, wall: float, eval_id: str = "") -> dict[str, Any]:
+    """The trial's row; ``eval_id``: where the variant's per-query records are in the sweep's
+    evaluation store (the evidence ablation table compares rows query by query with them)."""
     acc = accuracy_table(result)
     base, var = result.sides[0], result.sides[-1]
     row: dict[str, Any] = {"trial": number, "variant": plan.variant.name,
@@ -232,6 +236,7 @@ def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
         "eval_tokens": vcost["prompt tok"] + vcost["compl tok"],
         "llm_calls": opt.logged_calls + vcost["requests"],
         "wall_s": round(wall, 2),
+        "eval_id": eval_id,
     })
     return row
 
