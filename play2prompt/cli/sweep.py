@@ -45,6 +45,9 @@ def sweep_command(
                                                      "in the sweep folder)"),
     resume: bool = typer.Option(False, "--resume", help="continue a killed sweep"),
     worker: bool = typer.Option(False, "--worker", help="join a sweep other machines run"),
+    reuse_calls: Optional[str] = typer.Option(
+        None, "--reuse-calls", metavar="RUN,...",
+        help="earlier runs (same models) whose identical LLM calls every new trial reuses"),
     preset_name: str = typer.Option("quick", "--preset", help="quick | default | paper"),
     generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
     task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
@@ -61,7 +64,7 @@ def sweep_command(
     """Run an ablation sweep: methods and variants x settings, optimized and evaluated, as
     tables + plots (each method against the original docs, query by query)."""
     from play2prompt.cli._common import console, console_err
-    from play2prompt.config import preset
+    from play2prompt.config import preset, split_names
     from play2prompt.evaluation.runner import EvalSettings
     from play2prompt.store.runs import check_run_id
     from play2prompt.sweep.runner import run_sweep
@@ -85,7 +88,8 @@ def sweep_command(
     spec = SweepSpec(name=name or default, space=SweepSpace.parse(space or [], variants),
                      base=preset(preset_name, **overrides), sampler=sampler or "grid",
                      n_trials=n_trials, metric=metric, minimize_calls=minimize_calls,
-                     storage=storage, resume=resume, worker=worker)
+                     storage=storage, resume=resume, worker=worker,
+                     reuse_calls=tuple(split_names([reuse_calls or ""])))
     out = console_err if as_json else console
     log = (lambda _msg: None) if quiet else (lambda msg: out.print(msg, highlight=False))
     result = run_sweep(spec, target, generator=generator, task_model=task_model,

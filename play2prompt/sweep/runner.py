@@ -78,7 +78,7 @@ def run_sweep(spec: SweepSpec, target: SweepTarget, *, generator: ModelSpec = "e
     eval_ctx = session.context(target.suite.base_dir, eval_lm)
     ctx = SweepContext(spec.name, target, runs_dir, sweep_dir, generator, task_model, eval_lm,
                        session.store, eval_ctx, settings or EvalSettings(), doc_generator,
-                       reporter or NullReporter())
+                       reporter or NullReporter(), spec.reuse_calls)
     _write_spec(spec, target, sweep_dir, ctx)
     try:
         state = run_loop(spec, study, ctx, log)

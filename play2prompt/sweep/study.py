@@ -41,6 +41,7 @@ class SweepSpec:
     resume: bool = False
     worker: bool = False
     seed: int = 0
+    reuse_calls: tuple[str, ...] = ()  # runs (ids or folders) whose calls seed every trial
 
     def directions(self) -> list[str]:
         return ["maximize", "minimize"] if self.minimize_calls else ["maximize"]

@@ -57,6 +57,7 @@ class SweepContext:
     settings: EvalSettings = field(default_factory=EvalSettings)
     doc_generator: ModelSpec = None
     reporter: Reporter = field(default_factory=NullReporter)
+    reuse_calls: tuple[str, ...] = ()  # runs outside the sweep whose calls seed its trials
 
     def model_ids(self) -> list[str | None]:
         return [m.model_id if isinstance(m, LM) else m
@@ -123,10 +124,12 @@ def ensure_run(plan: TrialPlan, ctx: SweepContext) -> tuple[RunResult, OptInfo]:
 
 
 def _earlier_runs(ctx: SweepContext, run_id: str) -> list[str]:
-    """The sweep's finished optimization runs other than ``run_id``, oldest first."""
+    """The runs a new trial's call log is seeded from: those given (``--reuse-calls``), then
+    the sweep's finished optimization runs other than ``run_id``, oldest first."""
     found = [d for d in ctx.runs_dir.glob(f"sweep-{ctx.name}-*")
              if d.name != run_id and (d / RESULT_FILE).is_file()]
-    return [str(d) for d in sorted(found, key=lambda d: (d.stat().st_mtime, d.name))]
+    return [*ctx.reuse_calls,
+            *(str(d) for d in sorted(found, key=lambda d: (d.stat().st_mtime, d.name)))]
 
 
 def _logged(run_dir: Path) -> dict[str, Any]:

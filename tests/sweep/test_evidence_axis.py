@@ -69,3 +69,20 @@ def test_a_sweep_seeds_later_trials_from_earlier_ones(tmp_path):
     solo_row = solo.trials.to_dict("records")[0]
     assert solo_row["accuracy"] == rows[1]["accuracy"]       # same answers, fewer calls
     assert rows[1]["opt_new_calls"] < solo_row["opt_new_calls"]
+
+
+def test_a_sweep_reuses_the_calls_of_a_run_outside_it(tmp_path):
+    gen = FingerprintedLM()
+    first = run_sweep(spec("one", "full", space=["evidence=all"]), target(tmp_path),
+                      generator=gen, task_model=task_model(), runs_dir=tmp_path / "runs",
+                      log=lambda _m: None)
+    outside = first.trials.to_dict("records")[0]["run_id"]
+    again = run_sweep(spec("two", "full", space=["evidence=all"], reuse_calls=(outside,)),
+                      target(tmp_path), generator=gen, task_model=task_model(),
+                      runs_dir=tmp_path / "runs", log=lambda _m: None)
+    row = again.trials.to_dict("records")[0]
+    assert row["run_id"] != outside
+    before = first.trials.to_dict("records")[0]
+    assert row["opt_reused_calls"] > 0            # the generator's calls (fingerprinted)
+    assert row["opt_new_calls"] < before["opt_new_calls"]
+    assert row["accuracy"] == before["accuracy"]
