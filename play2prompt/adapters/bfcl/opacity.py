@@ -1,155 +1,51 @@
 """Opacity settings for BFCL, as OpaqueToolsBench defines them.
 
-OpaqueToolsBench (Hallinan et al., 2026, arXiv 2602.15197, Apache-2.0,
-github.com/shallinan1/OpaqueToolsBench) hides parts of BFCL's tool specs from the agent:
-
-- ``names``: each question's tools are renamed ``function_1, function_2, ...`` in the order
-  its function list gives them (``name[all:increasing_number]``);
-- ``descriptions``: the tool description is blank (``desc[all:blank]``);
-- ``param-docs``: every parameter description is blank, names, types and ``required`` kept
-  (``param[all:blank_descriptions]``);
-- ``params``: the parameters are removed altogether (``param[all:remove_all]``): an empty
-  ``properties``, no ``required``; the task model calls with whatever arguments the doc says.
-
-Everything here is pure: an :class:`Opacity` and functions from real tools to the tools the
-task model sees, and a :class:`NameMap` between a question's real and shown names.
+The opacity model (the settings, the pure transforms of a tool, the name map, the renaming of
+texts) is the core's, :mod:`play2prompt.tools.opacity`, re-exported here. What is BFCL's own:
+each question's tools are renamed ``function_1, function_2, ...`` in the order its function
+list gives them (:meth:`NameMap.for_question`, :func:`opaque_question`), and a demo's calls
+and texts are renamed per question (:func:`renamed_demo`).
 """
 
 from __future__ import annotations
 
-import copy
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from play2prompt.agent.prompt import Demo
-from play2prompt.errors import UserError
-from play2prompt.tools.model import Invocation, Tool, ToolDoc
+from play2prompt.tools import opacity as core
+from play2prompt.tools.model import Invocation, Tool
+from play2prompt.tools.opacity import (
+    OPAQUE,
+    REAL_NAME,
+    SETTINGS,
+    Opacity,
+    code_names,
+    opaque_name,
+    opaque_schema,
+    opaque_tool,
+    real_name,
+    rename_text,
+    renamed_doc,
+)
 
-SETTINGS = ("names", "descriptions", "param-docs", "params")
-REAL_NAME = "real_name"      # the meta key of an opaque tool holding the tool's real name
-OPAQUE = "opaque"            # the meta key holding the opacity it was made under
-
-
-@dataclass(frozen=True)
-class Opacity:
-    """Which parts of a tool spec the task model does not see (all False: transparent)."""
-
-    names: bool = False
-    descriptions: bool = False
-    param_docs: bool = False
-    params: bool = False
-
-    @classmethod
-    def parse(cls, spec: str | Sequence[str] | None) -> Opacity:
-        """``names,descriptions`` (a comma list, or several of them) -> Opacity."""
-        if not spec:
-            return cls()
-        parts = [p.strip() for s in ([spec] if isinstance(spec, str) else spec)
-                 for p in s.split(",") if p.strip()]
-        bad = [p for p in parts if p not in SETTINGS]
-        if bad:
-            raise UserError(f"--opaque: unknown setting {bad[0]!r} (a comma list of "
-                            f"{', '.join(SETTINGS)})")
-        return cls(*(name in parts for name in SETTINGS))
-
-    @property
-    def spec(self) -> str:
-        """The canonical comma list (empty when transparent)."""
-        flags = (self.names, self.descriptions, self.param_docs, self.params)
-        return ",".join(name for name, on in zip(SETTINGS, flags) if on)
-
-    def __bool__(self) -> bool:
-        return bool(self.spec)
+__all__ = ["OPAQUE", "REAL_NAME", "SETTINGS", "NameMap", "Opacity", "code_names",
+           "opaque_name", "opaque_question", "opaque_schema", "opaque_tool", "real_name",
+           "rename_text", "renamed_demo", "renamed_doc"]
 
 
-def opaque_name(index: int) -> str:
-    """The name of a question's ``index``-th tool (0-based) under ``names``."""
-    return f"function_{index + 1}"
-
-
-def opaque_schema(parameters: Mapping[str, Any], opacity: Opacity) -> dict[str, Any]:
-    """The parameters' schema as the task model sees it."""
-    if opacity.params:
-        return {"type": "object", "properties": {}}
-    schema = copy.deepcopy(dict(parameters))
-    if opacity.param_docs:
-        for prop in (schema.get("properties") or {}).values():
-            if isinstance(prop, dict) and "description" in prop:
-                prop["description"] = ""
-    return schema
-
-
-def real_name(tool: Tool) -> str:
-    """The real name of a (possibly opaque) tool."""
-    return str(tool.meta.get(REAL_NAME, tool.name))
-
-
-def opaque_tool(tool: Tool, shown: str, opacity: Opacity) -> Tool:
-    """``tool`` as the task model sees it under ``opacity``, named ``shown``; it still runs the
-    real function (the executor is untouched) and its meta keeps the real name."""
-    meta = {**tool.meta, REAL_NAME: real_name(tool), OPAQUE: opacity.spec}
-    return replace(tool, name=shown,
-                   description="" if opacity.descriptions else tool.description,
-                   parameters=opaque_schema(tool.parameters, opacity), meta=meta)
-
-
-@dataclass(frozen=True)
-class NameMap:
+class NameMap(core.NameMap):
     """A question's real tool names -> the names its task model sees (a bijection)."""
-
-    shown: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def for_question(cls, names: Sequence[str], opacity: Opacity) -> NameMap:
         """Numbered in order of appearance (a name listed twice keeps its first number)."""
-        out: dict[str, str] = {}
-        for name in names:
-            if name not in out:
-                out[name] = opaque_name(len(out)) if opacity.names else name
-        return cls(out)
-
-    @property
-    def real(self) -> dict[str, str]:
-        return {v: k for k, v in self.shown.items()}
-
-    def to_shown(self, calls: Iterable[Invocation]) -> tuple[Invocation, ...]:
-        return tuple(Invocation(self.shown.get(c.name, c.name), c.arguments) for c in calls)
-
-    def to_real(self, calls: Iterable[Invocation]) -> tuple[Invocation, ...]:
-        real = self.real
-        return tuple(Invocation(real.get(c.name, c.name), c.arguments) for c in calls)
+        return cls(core.NameMap.numbered(names, opacity).shown)
 
 
 def opaque_question(tools: Sequence[Tool], opacity: Opacity) -> tuple[list[Tool], NameMap]:
     """A question's tools as its task model sees them, and the name map."""
     names = NameMap.for_question([t.name for t in tools], opacity)
     return [opaque_tool(t, names.shown[t.name], opacity) for t in tools], names
-
-
-def rename_text(text: str, names: Mapping[str, str]) -> str:
-    """Every whole-word occurrence of a key of ``names`` replaced by its value, in one pass."""
-    olds = sorted((n for n, m in names.items() if n != m and n), key=len, reverse=True)
-    if not olds or not text:
-        return text
-    pattern = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, olds))
-                         + r")(?![A-Za-z0-9_])")
-    return pattern.sub(lambda m: names[m.group(1)], text)
-
-
-def code_names(names: Mapping[str, str]) -> dict[str, str]:
-    """The entries of ``names`` whose key reads as code, not as a word (``calc_area``,
-    ``function_1``, ``getArea``; not ``choose``): what texts get renamed."""
-    return {k: v for k, v in names.items()
-            if "_" in k or any(c.isdigit() for c in k) or k != k.lower()}
-
-
-def renamed_doc(doc: ToolDoc, names: Mapping[str, str]) -> ToolDoc:
-    """``doc`` with the tool names (read as code) it mentions renamed."""
-    names = code_names(names)
-    return ToolDoc(rename_text(doc.description, names),
-                   {p: rename_text(t, names) for p, t in doc.params.items()})
 
 
 def renamed_demo(demo: Demo, names: Mapping[str, str]) -> Demo:
