@@ -16,7 +16,16 @@ def tools_command(
     mode: str = typer.Option("function-calling", help="function-calling | prompting"),
     prompts: Optional[str] = typer.Option(None, help="optimized prompts: runs/<id> or a run id"),
     oracle: Optional[Path] = typer.Option(
-        None, help="tools file with correct docs: an oracle side, the headroom it leaves"),
+        None, help="tools file with correct docs: an oracle side, the headroom it leaves "
+                   "(under --opaque its docs are shown under the opaque names: only the docs "
+                   "differ)"),
+    opaque: Optional[str] = typer.Option(
+        None, "--opaque", metavar="SETTING,...",
+        help="show the tools opaque, as OpaqueToolsBench does: a comma list of names "
+             "(function_1..N by the rank of the sorted real names), descriptions, param-docs "
+             "(blank), params (removed); the queries' calls name the real tools, the real tools "
+             "run. Default: the opacity --prompts was optimized under (another one is an "
+             "error)"),
     demos: int = typer.Option(5, help="k demonstrations per tool from the run"),
     variant: str = typer.Option("full", help="full | desc-only | demo-only"),
     drop_param_desc: float = typer.Option(0.0, help="drop param docs with prob p (both sides)"),
@@ -44,8 +53,10 @@ def tools_command(
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
     from play2prompt.cli._common import console_err
     from play2prompt.cli._eval_common import execute_eval
+    from play2prompt.evaluation.opaque import chosen_opacity, opaque_suite
     from play2prompt.evaluation.queries import load_queries, only_tools, tools_suite
     from play2prompt.evaluation.session import SuiteRequest
+    from play2prompt.results import load_run_result
     from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
     from play2prompt.tools.loading import load_tools
 
@@ -55,9 +66,16 @@ def tools_command(
     for note in consent_notes(tools, allow):
         console_err.print(f"warning: {note}", highlight=False, markup=False)
     query_file = load_queries(queries, tools)
+    universe = [t.name for t in tools]
     if only:
         tools, query_file = only_tools(tools, query_file, only)
-    suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
+    opacity = chosen_opacity(opaque, load_run_result(prompts, runs_dir) if prompts else None)
+    if opacity:
+        suite = opaque_suite(tools, query_file, opacity, tools_file.stem, tools_file.parent,
+                             universe)
+        allow = tuple(suite.shown_names.get(a, a) for a in allow)
+    else:
+        suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
     execute_eval(SuiteRequest(suite, task_model=task_model, mode=mode, prompts=prompts,
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,
                               seed=seed, limit=limit, temperature=temperature, out=out,

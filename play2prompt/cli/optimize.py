@@ -93,8 +93,11 @@ def optimize_command(
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
     opaque: Optional[str] = typer.Option(
-        None, "--opaque", help="bfcl: hide parts of each tool as OpaqueToolsBench does: a "
-                               "comma list of names, descriptions, param-docs, params"),
+        None, "--opaque", metavar="SETTING,...",
+        help="show the tools to the method with parts hidden, as OpaqueToolsBench does: a "
+             "comma list of names (function_1..N by the rank of the sorted real names), "
+             "descriptions, param-docs (blank), params (removed); the real tools run. A tools "
+             "file or --benchmark bfcl (its own numbering)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     run_id: Optional[str] = typer.Option(None, help="name of the new run"),
     resume: Optional[str] = typer.Option(None, help="continue this run from its store"),
@@ -122,8 +125,8 @@ def optimize_command(
         raise UserError("--recompute goes with --resume RUN_ID")
     if runner not in ("local", "ray"):
         raise UserError(f"--runner must be local or ray, got {runner!r}")
-    if opaque is not None and (benchmark != "bfcl" or resume):
-        raise UserError("--opaque goes with --benchmark bfcl and a new run")
+    if opaque is not None and (benchmark not in (None, "bfcl") or resume):
+        raise UserError("--opaque goes with --benchmark bfcl or a tools file, and a new run")
     allow = parse_allow(allow_side_effects)
     if allow and resume:
         raise UserError("--allow-side-effects goes with a new run: a resumed run keeps the "
@@ -159,6 +162,13 @@ def optimize_command(
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
                                                   data_dir, config, opaque)
+        if opaque is not None and allow:  # real names -> the names the run's tools have
+            from dataclasses import replace
+
+            from play2prompt.tools.opacity import shown_names
+
+            allow = tuple(shown_names(loaded).get(a, a) for a in allow)
+            config = replace(config, allow_side_effects=allow)
         check_allow(loaded, allow)
         for note in consent_notes(loaded, allow):
             console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
@@ -193,6 +203,12 @@ def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaqu
     from play2prompt.tools.loading import load_tools
 
     loaded = load_tools(tools_file, module=module, select=select)
+    if opaque is not None:   # named by rank among all the file's tools, whatever is selected
+        from play2prompt.tools.opacity import Opacity, opaque_tools
+
+        every = load_tools(tools_file, module=module, check_executors=False)
+        loaded, _ = opaque_tools(loaded, Opacity.parse(opaque), [t.name for t in every])
+        return loaded, tools_file.parent, f"{tools_file.stem}-opaque", None
     return loaded, tools_file.parent, tools_file.stem, None
 
 

@@ -91,6 +91,10 @@ class EvalSuite:
     # The oracle file documents the whole benchmark: docs of tools this run does not evaluate
     # (other categories, the network subset) are ignored instead of rejected.
     oracle_covers_benchmark: bool = False
+    # Opaque (``p2p eval tools.json --opaque``): the opacity, and real tool name -> the name
+    # the task model sees it under; runs' and oracle docs are keyed by real name.
+    opaque: str = ""
+    shown_names: Mapping[str, str] = field(default_factory=dict)
 
     def category_order(self) -> list[str]:
         seen = list(self.categories)

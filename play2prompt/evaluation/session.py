@@ -26,6 +26,7 @@ from typing import Any
 from play2prompt.aio import run_sync
 from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalSuite, sides_for
+from play2prompt.evaluation.opaque import opaque_sides
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.jsonutil import stable_hash
 from play2prompt.lm._base import LM
@@ -147,6 +148,8 @@ def eval_config(suite: EvalSuite, options: EvalOptions, settings: EvalSettings,
     }
     if options.allow_side_effects:
         config["allow_side_effects"] = sorted(options.allow_side_effects)
+    if suite.opaque:
+        config["opaque"] = suite.opaque
     if oracle:
         config["oracle"] = {"file": str(options.oracle),
                             "docs": stable_hash([t.doc.to_dict() for t in oracle])}
@@ -160,7 +163,8 @@ def load_oracle(path: str | Path, suite: EvalSuite) -> list[Tool]:
     from play2prompt.tools.loading import load_tools
 
     tools = load_tools(Path(path), check_executors=False)
-    known = set(suite.tools) | {s.name for item in suite.items for s in item.specs}
+    known = set(suite.tools) | {s.name for item in suite.items for s in item.specs} | set(
+        suite.shown_names)
     unknown = sorted(t.name for t in tools if t.name not in known)
     if suite.oracle_covers_benchmark:
         if len(unknown) == len(tools):
@@ -201,6 +205,8 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
             f"eval-{suite.name}-{stable_hash(config, length=8)}")
     sides = sides_for(options.variant, run, options.demos, options.drop_param_desc,
                       settings.seed, oracle)
+    if suite.shown_names:   # opaque: what the sides give, under the names the suite shows
+        sides = opaque_sides(sides, run, suite, oracle)
     with EvalSession.at(Path(out_dir), max_concurrency=options.max_concurrency) as session:
         session.start(config)
         task = session.model(lm if lm is not None else options.task_model)

@@ -87,11 +87,26 @@ def real_name(tool: Tool) -> str:
     return str(tool.meta.get(REAL_NAME, tool.name))
 
 
+def pinned_executor(tool: Tool) -> Mapping[str, Any] | None:
+    """``tool``'s executor spec, bound to the real tool where the kind would otherwise take the
+    tool's (shown) name: an MCP server's tool (``"tool"``), an in-process callable's key."""
+    spec = tool.executor
+    if not isinstance(spec, Mapping):
+        return spec
+    name = real_name(tool)
+    mcp = spec.get("mcp")
+    if isinstance(mcp, Mapping) and not mcp.get("tool"):
+        return {**spec, "mcp": {**mcp, "tool": name}}
+    if "callable" in spec and not (isinstance(spec["callable"], str) and spec["callable"]):
+        return {**spec, "callable": name}
+    return spec
+
+
 def opaque_tool(tool: Tool, shown: str, opacity: Opacity) -> Tool:
     """``tool`` as the task model sees it under ``opacity``, named ``shown``; it still runs the
-    real function (the executor is untouched) and its meta keeps the real name."""
+    real tool (the executor is kept, :func:`pinned_executor`) and its meta keeps the real name."""
     meta = {**tool.meta, REAL_NAME: real_name(tool), OPAQUE: opacity.spec}
-    return replace(tool, name=shown,
+    return replace(tool, name=shown, executor=pinned_executor(tool),
                    description="" if opacity.descriptions else tool.description,
                    parameters=opaque_schema(tool.parameters, opacity), meta=meta)
 
@@ -111,6 +126,12 @@ class NameMap:
                 out[name] = opaque_name(len(out)) if opacity.names else name
         return cls(out)
 
+    @classmethod
+    def ranked(cls, names: Iterable[str], opacity: Opacity) -> NameMap:
+        """Numbered by the rank of the sorted names (a tools file: the same tools get the same
+        names in every command, whatever their order or the subset selected)."""
+        return cls.numbered(sorted(set(names)), opacity)
+
     @property
     def real(self) -> dict[str, str]:
         return {v: k for k, v in self.shown.items()}
@@ -121,6 +142,24 @@ class NameMap:
     def to_real(self, calls: Iterable[Invocation]) -> tuple[Invocation, ...]:
         real = self.real
         return tuple(Invocation(real.get(c.name, c.name), c.arguments) for c in calls)
+
+
+def opaque_tools(tools: Sequence[Tool], opacity: Opacity,
+                 universe: Iterable[str] | None = None) -> tuple[list[Tool], NameMap]:
+    """A tools file's ``tools`` as the task model sees them under ``opacity`` (with ``names``:
+    ``function_N`` by the rank of the real name among ``universe``, default the tools' own
+    names, so a subset keeps the names of the whole file), and the name map."""
+    names = NameMap.ranked(universe if universe is not None else [t.name for t in tools],
+                           opacity)
+    missing = [t.name for t in tools if t.name not in names.shown]
+    if missing:
+        raise ValueError(f"tool(s) {', '.join(missing)} not among the named ones")
+    return [opaque_tool(t, names.shown[t.name], opacity) for t in tools], names
+
+
+def shown_names(tools: Iterable[Tool]) -> dict[str, str]:
+    """Real name -> the name each of ``tools`` is shown under."""
+    return {real_name(t): t.name for t in tools}
 
 
 def rename_text(text: str, names: Mapping[str, str]) -> str:

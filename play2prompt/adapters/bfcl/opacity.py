@@ -3,17 +3,17 @@
 The opacity model (the settings, the pure transforms of a tool, the name map, the renaming of
 texts) is the core's, :mod:`play2prompt.tools.opacity`, re-exported here. What is BFCL's own:
 each question's tools are renamed ``function_1, function_2, ...`` in the order its function
-list gives them (:meth:`NameMap.for_question`, :func:`opaque_question`), and a demo's calls
-and texts are renamed per question (:func:`renamed_demo`).
+list gives them (:meth:`NameMap.for_question`, :func:`opaque_question`), a demo's calls and
+texts are renamed per question (:func:`renamed_demo`, the evaluation's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from play2prompt.agent.prompt import Demo
+from play2prompt.evaluation.opaque import renamed_demo
 from play2prompt.tools import opacity as core
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.tools.model import Tool
 from play2prompt.tools.opacity import (
     OPAQUE,
     REAL_NAME,
@@ -46,11 +46,3 @@ def opaque_question(tools: Sequence[Tool], opacity: Opacity) -> tuple[list[Tool]
     """A question's tools as its task model sees them, and the name map."""
     names = NameMap.for_question([t.name for t in tools], opacity)
     return [opaque_tool(t, names.shown[t.name], opacity) for t in tools], names
-
-
-def renamed_demo(demo: Demo, names: Mapping[str, str]) -> Demo:
-    """``demo`` with its calls, and the tool names (read as code) its texts mention, renamed."""
-    calls = tuple(Invocation(names.get(c.name, c.name), c.arguments) for c in demo.calls)
-    texts = code_names(names)
-    answer = rename_text(demo.answer, texts) if demo.answer else demo.answer
-    return Demo(rename_text(demo.query, texts), calls, answer)

@@ -22,15 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.adapters.bfcl.opacity import (
-    OPAQUE,
     Opacity,
-    code_names,
     real_name,
-    rename_text,
     renamed_demo,
     renamed_doc,
 )
 from play2prompt.evaluation.items import EvalItem, PromptSide, sides_for
+from play2prompt.evaluation.opaque import SCHEMA_SIDES, run_names, run_opacity, with_params
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.evaluation.session import (
     EvalOptions,
@@ -45,23 +43,6 @@ from play2prompt.lm._base import LM, ChatRequest
 from play2prompt.progress import Reporter
 from play2prompt.tools.model import Tool
 from play2prompt.tools.transform import drop_param_descriptions
-
-
-def run_names(run: Any) -> dict[str, str]:
-    """A run's tool names -> the real names of the functions they optimized."""
-    if run is None:
-        return {}
-    return {name: real_name(result.original) for name, result in run.tools.items()}
-
-
-def run_opacity(run: Any) -> set[str]:
-    """The opacity settings the run's tools were optimized under."""
-    if run is None:
-        return set()
-    return {str(r.original.meta.get(OPAQUE, "")) for r in run.tools.values()}
-
-
-SCHEMA_SIDES = ("full", "desc-only")   # the sides that give a run's docs, its schemas too
 
 
 @dataclass(frozen=True)
@@ -93,27 +74,6 @@ def real_keyed(side: PromptSide, names: Mapping[str, str],
                     drop_param_desc=0.0)
     given = dict(params or {}) if side.name in SCHEMA_SIDES else {}
     return OpaqueSide(**{f.name: getattr(keyed, f.name) for f in fields(keyed)}, params=given)
-
-
-def with_params(tool: Tool, params: Mapping[str, Any] | None,
-                texts: Mapping[str, str]) -> Tool:
-    """``tool`` with the properties of ``params`` its schema lacks added (required where
-    ``params`` requires them), their descriptions' tool names renamed by ``texts``."""
-    have = tool.properties
-    extra = {n: dict(s) for n, s in ((params or {}).get("properties") or {}).items()
-             if n not in have}
-    if not extra:
-        return tool
-    names = code_names(texts)
-    for spec in extra.values():
-        if isinstance(spec.get("description"), str):
-            spec["description"] = rename_text(spec["description"], names)
-    required = [*tool.required, *(r for r in (params or {}).get("required") or ()
-                                  if r in extra)]
-    schema = {**tool.parameters, "type": "object", "properties": {**have, **extra}}
-    if required:
-        schema["required"] = list(dict.fromkeys(required))
-    return replace(tool, parameters=schema)
 
 
 class OpaqueEvaluator(Evaluator):
