@@ -33,6 +33,7 @@ from play2prompt.config import OptimizeConfig
 from play2prompt.drift.recorded import RecordedRun, call_of
 from play2prompt.drift.verify import GONE, VerifyReport, renamed_params, replaced
 from play2prompt.evidence.facts import Fact, FactBook, seen
+from play2prompt.method.discovery import DESCRIBES
 from play2prompt.results import ToolResult
 from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.store.db import RunStore
@@ -101,6 +102,7 @@ async def recheck_facts(tool: Tool, facts: Sequence[Fact], calls: Sequence[Invoc
     against ``tool`` now; ``probes``: call key -> the argument a probe varied. A fact is kept
     when one of these calls still shows it, refuted when its own call ran and none does."""
     renames = dict(renames or {})
+    facts = [f for f in facts if f.kind != DESCRIBES]   # the generator's words: not re-checkable
     keys = list(dict.fromkeys([*(f.call for f in facts if f.call), *(c.key() for c in calls)]))
     fresh = FactBook(tool)
     shown: dict[str, bool] = {}        # the calls that ran (not transiently failed)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence import names as r
 from play2prompt.evidence.completion import complete_doc
+from play2prompt.evidence.describe import describe_tool, needs_description
 from play2prompt.evidence.gates import request_problems
 
 if TYPE_CHECKING:
@@ -107,3 +108,28 @@ class AddFactsDoc:
 class NoFactsDoc:
     def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]:
         return []
+
+
+class Describe:
+    """An undocumented tool described once from its executed calls (no call for a tool with
+    a real description: counted only when it asks the generator)."""
+
+    async def describe(self, tool: Tool, engine: Any,
+                       calls: Sequence[tuple[Invocation, Observation]],
+                       book: FactBook) -> bool:
+        if not needs_description(tool):
+            return True
+        if not any(obs.ok for _, obs in calls):
+            return False
+        r.USES[r.DESCRIBE] += 1
+        said = await describe_tool(tool, engine, calls)
+        for fact in said.facts() if said is not None else ():
+            book.add(fact)
+        return True
+
+
+class NoDescribe:
+    async def describe(self, tool: Tool, engine: Any,
+                       calls: Sequence[tuple[Invocation, Observation]],
+                       book: FactBook) -> bool:
+        return True

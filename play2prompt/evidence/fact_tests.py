@@ -31,6 +31,7 @@ from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
+from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.requests import (
@@ -120,8 +121,8 @@ class FactTestWriter:
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = _without(inv, param)
-        labels = {n: first_clause(strip_refuted(t, book.of(n)))
-                  for n, t in self.tool.doc.params.items()}
+        labels = {n: first_clause(strip_refuted(t, book.of(n)))   # D0's blanks described
+                  for n, t in described_doc(self.tool.doc, book).params.items()}
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
         note = ""

@@ -3,18 +3,23 @@ tool's own words, rejected values, the parameters its errors showed and the shap
 output, each with its evidence.
 
 Facts come from executions only (play's calls and the probes below), never from an LLM, so
-they can be stated in a doc and given to later tries without being checked again. An error is
-read by :func:`play2prompt.evidence.error_reading.read_error`: a clause that names a parameter
-is a rule about it ("annual_rate is a percentage between 0 and 100"); a list of values offered
-as choices ("units: c, cm, ft", "must be 'asc' or 'desc'") or the one value the tool calls
-allowed is the set of accepted values; a value the error echoes as wrong is rejected; a
-structured error (pydantic, FastAPI, a JSON body) names its parameter by where it points; a
-signature error ("missing 1 required positional argument: 'b'") says which parameters exist
-(kind ``param``; :meth:`FactBook.discovered_parameters` gives them as JSON Schema). Python
-internals ("invalid literal for int()") say nothing about the tool and are dropped; transient
-failures (timeouts, connection errors, 5xx) are never facts. What a tool returns goes through
-the run's scrubber (:mod:`play2prompt.scrub`) before it is read: a secret in an error message
-never becomes a fact, and so never reaches a doc.
+they can be stated in a doc and given to later tries without being checked again. The one
+exception is kind ``describes`` (:mod:`play2prompt.evidence.describe`): for a tool documented
+with nothing, what the generator said it does from its executed calls; it only fills D0's
+blanks (:func:`~play2prompt.method.discovery.described_doc`), is never stated as a fact
+sentence nor re-checked by a refresh, and ships only through a doc that wins honest selection.
+
+An error is read by :func:`play2prompt.evidence.error_reading.read_error`: a clause that names
+a parameter is a rule about it ("annual_rate is a percentage between 0 and 100"); a list of
+values offered as choices ("units: c, cm, ft", "must be 'asc' or 'desc'") or the one value the
+tool calls allowed is the set of accepted values; a value the error echoes as wrong is
+rejected; a structured error (pydantic, FastAPI, a JSON body) names its parameter by where it
+points; a signature error ("missing 1 required positional argument: 'b'") says which parameters
+exist (kind ``param``; :meth:`FactBook.discovered_parameters` gives them as JSON Schema).
+Python internals ("invalid literal for int()") say nothing about the tool and are dropped;
+transient failures (timeouts, connection errors, 5xx) are never facts. What a tool returns goes
+through the run's scrubber (:mod:`play2prompt.scrub`) before it is read: a secret in an error
+message never becomes a fact, and so never reaches a doc.
 
 How error text is read is in :mod:`play2prompt.evidence.error_reading` (and the modules it names);
 the probes that make a tool say more are in :mod:`play2prompt.evidence.probes`.
@@ -29,7 +34,7 @@ from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
 from play2prompt.evidence.error_text import words
-from play2prompt.method.discovery import discovered_parameters, with_discovered
+from play2prompt.method.discovery import described_doc, discovered_parameters, with_discovered
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 from play2prompt.tools.observations import is_transient
@@ -45,7 +50,8 @@ MAX_TEXT = 160               # characters of one fact sentence
 @dataclass(frozen=True)
 class Fact:
     """One thing the tool showed: ``kind`` is accepts | rule | rejects | param | example |
-    output. A ``param`` fact's values: ``(status,)`` or ``(status, JSON type)``, status one of
+    output | describes (the generator's reading of executed calls, see the module). A
+    ``param`` fact's values: ``(status,)`` or ``(status, JSON type)``, status one of
     required | exists | absent | ran (a reshaped call ran with that type: ``(ran, "array",
     items' type)`` for a list, :mod:`play2prompt.evidence.reshape`)."""
 
@@ -336,7 +342,7 @@ def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
             text += "."
         return " ".join([text, *said]).strip() if said else text
 
-    d0 = tool.doc
+    d0 = described_doc(tool.doc, book)   # D0's blanks filled by what the tool was seen to do
     params = {name: join(strip_refuted(d0.params.get(name, ""), book.of(name)),
                          book.sentences(name, examples)) for name in tool.properties}
     return ToolDoc(join(d0.description, book.sentences("")), params)

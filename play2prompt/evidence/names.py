@@ -14,9 +14,10 @@ RELABEL = "relabel"                # a request that re-reads as another working 
 DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
 FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
+DESCRIBE = "describe"              # an undocumented tool described from its executed calls
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL,
-                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS)
+                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE)
 
 USES: Counter[str] = Counter()     # calls of each working component, by name
 

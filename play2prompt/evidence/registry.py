@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from play2prompt.evidence import components as c
 from play2prompt.evidence.names import (
+    DESCRIBE,
     DOC_COMPLETION,
     EVIDENCE,
     FACT_READER,
@@ -35,8 +36,9 @@ if TYPE_CHECKING:
 
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
-__all__ = ["DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS", "PROBES",
-           "RELABEL", "REQUEST_GATES", "REREAD", "USES", "Evidence", "active", "evidence_for"]
+__all__ = ["DESCRIBE", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS",
+           "PROBES", "RELABEL", "REQUEST_GATES", "REREAD", "USES", "Evidence", "active",
+           "evidence_for"]
 
 
 class FactReader(Protocol):
@@ -82,6 +84,14 @@ class FactTests(Protocol):
                     examples: Any) -> Any: ...
 
 
+class Describer(Protocol):
+    async def describe(self, tool: Tool, engine: Any,
+                       calls: Sequence[tuple[Invocation, Observation]],
+                       book: FactBook) -> bool:
+        """Describe ``tool`` (its original doc blank) from ``calls`` into ``book``'s facts;
+        False: not yet (no call ran), call again after the next iteration."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One run's evidence components (each working or off)."""
@@ -94,6 +104,7 @@ class Evidence:
     relabel: Relabelling
     doc_completion: DocCompletion
     facts_doc: FactsDoc
+    describe: Describer
 
     def uses(self, name: str) -> bool:
         return name in self.names
@@ -118,4 +129,5 @@ def _build(names: tuple[str, ...]) -> Evidence:
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
+        pick(DESCRIBE, c.Describe, c.NoDescribe),
     )

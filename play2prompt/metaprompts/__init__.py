@@ -34,6 +34,7 @@ NAMES = {
     "m6-easy": "m6_reflect_easy",  # m6 without difficulty pressure (P2P-Easy, lambda = 0)
     "m3-fact": "m3_fact",    # G_E writes a request saying one value another everyday way
     "reread": "reread",      # G_E re-derives a call from a request (the consistency check)
+    "describe": "describe",  # G_E says what an undocumented tool does from its executed calls
 }
 
 TEMPLATES = Registry({}, "play2prompt.templates")

@@ -17,7 +17,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from play2prompt.tools.model import Tool
+    from play2prompt.tools.model import Tool, ToolDoc
+
+DESCRIBES = "describes"   # the fact kind of what the tool does, said by the generator from
+                          # executed calls (:mod:`play2prompt.evidence.describe`)
 
 
 class Fact(Protocol):
@@ -127,6 +130,34 @@ def discovered_tool(tool: Tool, book: FactBook) -> Tool:
         if text:
             parameters["properties"][name]["description"] = text
     return replace(tool, parameters=parameters)
+
+
+def described_doc(doc: ToolDoc, book: FactBook) -> ToolDoc:
+    """``doc`` with what the generator said the tool does and its parameters mean (facts of
+    kind :data:`DESCRIBES`) where ``doc`` says nothing: a blank parameter text gets its
+    meaning; the description (blank or one word: the component acts on no other) gets the
+    description after it. ``doc``
+    itself when the book has no such fact; idempotent."""
+    said = {}
+    for fact in book.facts:
+        if fact.kind == DESCRIBES and fact.text:
+            said.setdefault(fact.param, fact.text)
+    if not said:
+        return doc
+    text = doc.description.strip()
+    tool_said = said.get("", "")
+    if tool_said and tool_said not in text:
+        text = f"{text.rstrip('.')}. {tool_said}" if text else tool_said
+    params = {n: t if t.strip() else said.get(n, t) for n, t in doc.params.items()}
+    return replace(doc, description=text, params=params)
+
+
+def described_tool(tool: Tool, book: FactBook) -> Tool:
+    """``tool`` with its doc :func:`described_doc` (the tool as play knows it: what the
+    request writer, re-reading, m2, m5 and m6 read; never the task model's D0)."""
+    doc = tool.doc
+    known = described_doc(doc, book)
+    return tool if known == doc else tool.with_doc(known)
 
 
 def discovery_stats(given: Tool, played: Tool) -> dict[str, Any]:

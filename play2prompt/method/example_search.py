@@ -35,7 +35,7 @@ from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import Request as TaskRequest
 from play2prompt.method.accuracy import task_try
-from play2prompt.method.discovery import discovered_tool
+from play2prompt.method.discovery import described_tool, discovered_tool
 from play2prompt.method.example import Example
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
 from play2prompt.method.requests import Request, RequestWriter
@@ -74,6 +74,7 @@ class ExampleSpace:
         self._plays: dict[str, tuple[int, PlayResult]] = {}
         self.prober = Prober(self.current, engine, self.book)
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
+        self.described = False            # the describe component is done with this tool
 
     def writer(self, tool: Tool) -> RequestWriter:
         """The request writer for ``tool`` as a play knows it (one per discovered schema)."""
@@ -185,7 +186,20 @@ class ExampleSpace:
         self.current = discovered_tool(self.tool, self.book)
         self.prober.tool = self.current       # probes vary the parameters play discovered too
         await evidence_for(self.engine.config).probes.run(self.prober, self.plays)
+        await self._describe()
         self.engine.trace.iteration_ended("example", self.tool.name, iteration)
+
+    async def _describe(self) -> None:
+        """An undocumented tool, once: what it does, from the calls play and the probes
+        executed (in a fixed order), into the facts (``describes``; D0's blanks in what the
+        generator reads, never the task model's D0)."""
+        if self.described:
+            return
+        calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
+                 if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
+        calls += [(inv, obs) for _, inv, obs in self.probed]
+        self.described = await evidence_for(self.engine.config).describe.describe(
+            discovered_tool(self.tool, self.book), self.engine, calls, self.book)
 
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
@@ -223,9 +237,10 @@ class ExampleSpace:
     async def _refine(self, inv: Invocation, obs: Observation, previous: Example | None,
                       seed_key: str, round_: int, reflect: bool, book: FactBook) -> Example:
         eng, cfg = self.engine, self.engine.config
-        tool = discovered_tool(self.tool, book)      # as the play's facts know it
+        tool = discovered_tool(self.tool, book)      # as the play's facts know it (R_e's)
+        known = described_tool(tool, book)           # with what play saw it do (generator's)
         same_call = previous is not None and previous.invocation.key() == inv.key()
-        request = await self.writer(tool).write(inv, obs, seed_key, book,
+        request = await self.writer(known).write(inv, obs, seed_key, book,
                                           previous.query if same_call else "",
                                           previous.reflection if previous else "")
         if request.call is not None and request.observation is not None:
@@ -234,7 +249,7 @@ class ExampleSpace:
         gated = bool(request.problems)
         grade = None
         if eng.llm_grade and not gated:
-            grade = await self._grade(request.query, inv, obs, seed_key, tool)
+            grade = await self._grade(request.query, inv, obs, seed_key, known)
         r_q = quality_reward(checks, grade)
         solved, attempt = False, ""
         if cfg.lam > 0 and not gated:
@@ -244,7 +259,7 @@ class ExampleSpace:
         reflection = ""
         if reflect:
             reflection = await self._reflect(request, inv, checks.describe(), attempt, solved,
-                                             reward, seed_key, book, tool)
+                                             reward, seed_key, book, known)
         return Example(self.tool.name, request.query, inv, obs, "", r_q, r_e, reward,
                        checks.to_dict(), grade, solved, attempt, reflection, round_,
                        request.problems, request.rederived)

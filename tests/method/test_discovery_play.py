@@ -111,7 +111,10 @@ def test_requests_rereading_and_the_task_model_see_the_discovered_schema(make_en
     area = bare_tool("area", "triangle_area")
     gen = FakeLM(rules=[(M1, fill({"base": 3, "height": 4})), (M3, {"query": QUERY}),
                         (REREAD, fill({"base": 3, "height": 4})),
-                        ("How should the next request", {"reflection": "Say it plainly."})])
+                        ("How should the next request", {"reflection": "Say it plainly."}),
+                        ("You work out what an undocumented function does",   # describe
+                         {"description": "Returns the area of a triangle.",
+                          "parameters": {"base": "the base", "height": "the height"}})])
     task = _task_model()
     engine = make_engine([area], gen, task, lam=1.0, max_tries=3)
     space = ExampleSpace(area, engine)
