@@ -11,27 +11,13 @@ from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.doc_choice import choose_demo_count, search_doc
 from play2prompt.method.doc_search import doc_problems, split_examples
-from play2prompt.method.example_search import Example
 from play2prompt.tools.model import Invocation, Observation, ToolDoc
+from tests.method.support import loan_examples
 
 REWRITE = {"description": "REWRITTEN loan calculator returning the monthly payment.",
            "params": {"principal": "The loan amount in dollars.",
                       "annual_rate": "The yearly rate as a percentage, 5.5 means 5.5 %.",
                       "years": "The loan term in whole years."}}
-
-
-def _examples(engine, n=6):
-    async def build():
-        out = []
-        for k in range(1, n + 1):
-            inv = Invocation("loan_payment", {"principal": 1000 * k, "annual_rate": 5,
-                                              "years": k})
-            obs = await engine.runtime.run(inv)
-            out.append(Example("loan_payment", f"I borrow {1000 * k} at 5 percent for {k} years",
-                               inv, obs, "", 3.0, 1.0, 4.0, {}))
-        return out
-
-    return asyncio.run(build())
 
 
 def _task_model(examples, correct_for):
@@ -78,7 +64,7 @@ def _search(tool, engine, examples, **kwargs):
 
 def test_never_below_or_level_with_d0_on_held_out(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     _, hold = split_examples(examples, engine.config.holdout,
                              (engine.config.seed, tool.name, "split"))
     held = {e.query for e in hold}
@@ -99,7 +85,7 @@ def test_a_held_out_tie_ships_what_wins_on_training(tool, make_engine):
     """One held-out example the original already gets right says nothing; the training
     examples it fails do: better on all the examples, not worse on the held-out ones."""
     engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     _, hold = split_examples(examples, engine.config.holdout,
                              (engine.config.seed, tool.name, "split"))
     held = {e.query for e in hold}
@@ -112,7 +98,7 @@ def test_a_held_out_tie_ships_what_wins_on_training(tool, make_engine):
 
 def test_better_rewrite_is_chosen_and_completed(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite")
     out, hold = _search(tool, engine, examples)
     assert out.changed and out.doc.description.startswith("REWRITTEN")
@@ -129,7 +115,7 @@ def test_better_rewrite_is_chosen_and_completed(tool, make_engine):
 
 def test_too_few_examples_keep_the_original(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    examples = _examples(engine, 2)
+    examples = loan_examples(engine, 2)
     assert split_examples(examples[:1], 0.3, "s") == (examples[:1], [])
     train, hold = split_examples(examples, 0.3, "s")
     assert len(train) == len(hold) == 1                   # two: one of them is held out
@@ -141,7 +127,7 @@ def test_too_few_examples_keep_the_original(tool, make_engine):
 
 def test_on_a_tie_the_facts_doc_beats_a_rewrite(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     engine.task_model = _task_model(examples, lambda k, q, d: k != "original")
     out, _ = _search(tool, engine, examples)
     assert out.changed and out.reason.startswith("facts from tool play")
@@ -150,7 +136,7 @@ def test_on_a_tie_the_facts_doc_beats_a_rewrite(tool, make_engine):
 
 def test_held_out_split_does_not_depend_on_rank(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     a = split_examples(examples, 0.3, "s")
     b = split_examples(list(reversed(examples)), 0.3, "s")
     assert {e.query for e in a[1]} == {e.query for e in b[1]} and len(a[1]) == 2
@@ -158,7 +144,7 @@ def test_held_out_split_does_not_depend_on_rank(tool, make_engine):
 
 def test_demos_ship_only_when_they_beat_fewer(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     train, hold = examples[:4], examples[4:]
     engine.task_model = _task_model(examples, lambda k, q, d: True)
     assert asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3)) == (

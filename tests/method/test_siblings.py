@@ -16,11 +16,11 @@ from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.accuracy import Request, task_accuracy, task_try
 from play2prompt.method.doc_choice import search_doc
 from play2prompt.method.doc_search import split_examples
-from play2prompt.method.example_search import Example
 from play2prompt.method.siblings import sibling_call, siblings_of, tool_set
 from play2prompt.optimize import optimize
 from play2prompt.tools.model import Invocation, ToolDoc
 from tests.conftest import EXAMPLES
+from tests.method.support import loan_examples
 from tests.scale_support import JitterLM
 
 
@@ -102,20 +102,6 @@ def test_without_siblings_the_request_is_the_tool_alone(example_tools, loan, mak
     assert "instead of" not in tried.error          # the checker's own verdict, as before
 
 
-def _examples(engine, n=6):
-    async def build():
-        out = []
-        for k in range(1, n + 1):
-            inv = Invocation("loan_payment", {"principal": 1000 * k, "annual_rate": 5,
-                                              "years": k})
-            obs = await engine.runtime.run(inv)
-            out.append(Example("loan_payment", f"I borrow {1000 * k} at 5 percent for {k} years",
-                               inv, obs, "", 3.0, 1.0, 4.0, {}))
-        return out
-
-    return asyncio.run(build())
-
-
 def test_a_doc_that_says_what_the_tool_does_wins_beside_siblings(example_tools, loan,
                                                                 make_engine):
     """The task model picks a sibling with the blank original and the tool with the rewrite:
@@ -129,7 +115,7 @@ def test_a_doc_that_says_what_the_tool_does_wins_beside_siblings(example_tools, 
                               ("Write the improved documentation", rewrite)])
     engine = make_engine(example_tools, generator, FakeLM(), evidence_notes=False, siblings=2)
     siblings = siblings_of(loan, example_tools, 2, engine.config.seed)
-    examples = _examples(engine)
+    examples = loan_examples(engine)
     by_query = {e.query: e.invocation for e in examples}
 
     def reply(request, i):
