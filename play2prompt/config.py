@@ -65,6 +65,7 @@ class OptimizeConfig:
     # run (their original docs) when examples and docs are scored; a call to one of them is
     # wrong (play2prompt.method.siblings). 0: the tool alone (the paper)
     siblings: int = 0
+    sibling_pick: str = "random"    # which K: random | similar (most alike in shape)
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
     draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
@@ -160,6 +161,8 @@ def validate(cfg: OptimizeConfig) -> None:
         raise UserError("fact_tests must be 0 (off) or more")
     if not isinstance(cfg.siblings, int) or isinstance(cfg.siblings, bool) or cfg.siblings < 0:
         raise UserError(f"siblings must be 0 (the tool alone) or more, got {cfg.siblings!r}")
+    if cfg.sibling_pick not in ("random", "similar"):
+        raise UserError(f"sibling_pick must be random or similar, got {cfg.sibling_pick!r}")
     unknown = [n for n in cfg.evidence if n not in EVIDENCE] if isinstance(
         cfg.evidence, tuple) else ["(not a tuple of names)"]
     if unknown:

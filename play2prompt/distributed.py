@@ -204,7 +204,7 @@ def optimize_tools_on_ray(tools: list[Tool], engine: Engine, job: ToolJob,
                 engine.config))
             rows = store.export_rows(tool.name)
             shown = siblings_of(tool, engine.runtime.tools.values(), engine.config.siblings,
-                                engine.config.seed)
+                                engine.config.seed, engine.config.sibling_pick)
             ref = remote.remote(replace(job, tool=tool.to_dict(), seed_rows=rows,
                                         siblings=tuple(s.to_dict() for s in shown)))
             pending[ref] = tool.name

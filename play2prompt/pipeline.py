@@ -145,7 +145,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     eng.reporter.start(tool.name, phases.total)
     # the tool-set context: the run's other tools (as loaded) the task model sees beside it
     siblings = siblings_of(tool, eng.runtime.tools.values(), eng.config.siblings,
-                           eng.config.seed)
+                           eng.config.seed, eng.config.sibling_pick)
     phases.play()
     search, space = await search_examples(tool, eng, seed_facts(eng, tool), siblings)
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found

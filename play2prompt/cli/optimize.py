@@ -81,6 +81,10 @@ def optimize_command(
         help="the task model sees each tool beside K other tools of the run, with their "
              "original docs, when examples and docs are scored; a call to one of them is "
              "wrong (0: the tool alone, the paper; default)"),
+    sibling_pick: Optional[str] = typer.Option(
+        None, "--sibling-pick", metavar="random|similar",
+        help="which K siblings: drawn at random (default) or the K most alike in shape "
+             "(names, parameter names and types), the hardest to tell apart"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
@@ -146,6 +150,7 @@ def optimize_command(
         evidence=chosen(evidence, probe=probe, facts_doc=False if no_evidence_notes else None,
                         fact_tests=fact_tests),
         choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
+        sibling_pick=sibling_pick,
         allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.benchmarks import load_benchmark

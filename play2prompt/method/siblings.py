@@ -5,33 +5,71 @@ A user's agent sees all its tools at once; a doc scored with the tool alone neve
 what tells the tool from the others. With ``siblings`` K > 0 the task model sees the tool beside
 K other tools of the run, with their original docs, and a call to one of them is wrong (and is
 never executed). 0 is the paper: the tool alone.
+
+Which K (``config.sibling_pick``): ``random`` draws them; ``similar`` takes the K most alike in
+shape (:func:`shape_similarity`: the words of the names and parameter names and the
+parameter types they share), the tools an agent most easily confuses with it, as in a benchmark
+question that offers several related functions. With random siblings a task model often tells
+the tool apart by its parameter names alone, so no example is difficult for D0 and no doc that
+says what the tool does can win.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 
 from play2prompt.jsonutil import derive_seed
 from play2prompt.tools.model import Invocation, Tool
 
+PICKS = ("random", "similar")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
-def siblings_of(tool: Tool, tools: Iterable[Tool], k: int, seed: int) -> tuple[Tool, ...]:
+
+def siblings_of(tool: Tool, tools: Iterable[Tool], k: int, seed: int,
+                pick: str = "random") -> tuple[Tool, ...]:
     """``k`` of ``tools`` other than ``tool`` (all of them when there are fewer), as given (the
-    run's tools as loaded: their original docs, never a candidate doc of another tool).
+    run's tools as loaded: their original docs, never a candidate doc of another tool):
+    drawn at random, or (``pick="similar"``) the ``k`` most alike in shape, ties drawn.
 
-    The choice depends only on ``seed``, ``tool.name`` and the set of names, never on the order
-    of ``tools`` or on the order in which tools finish: the others are sorted by name and drawn
-    with a generator seeded by a stable hash of (seed, tool name). Returned in name order."""
+    The choice depends only on ``seed``, ``tool.name`` and the set of tools, never on the order
+    of ``tools`` or on the order in which tools finish: the others are sorted by name and
+    drawn (or, for ``similar``, shuffled, then sorted by similarity, stably, so the shuffle
+    breaks ties) by a generator seeded by a stable hash of (seed, tool name). Returned in name
+    order."""
     if k <= 0:
         return ()
     others = sorted({t.name: t for t in tools if t.name != tool.name}.values(),
                     key=lambda t: t.name)
     if len(others) <= k:
         return tuple(others)
-    picked = random.Random(derive_seed(seed, "siblings", tool.name)).sample(range(len(others)),
-                                                                            k)
-    return tuple(others[i] for i in sorted(picked))
+    draw = random.Random(derive_seed(seed, "siblings", tool.name))
+    if pick == "random":
+        return tuple(others[i] for i in sorted(draw.sample(range(len(others)), k)))
+    if pick != "similar":
+        raise ValueError(f"unknown sibling pick {pick!r} (one of {', '.join(PICKS)})")
+    order = list(range(len(others)))
+    draw.shuffle(order)
+    mine = shape_words(tool)
+    order.sort(key=lambda i: -shape_similarity(mine, shape_words(others[i])))
+    return tuple(others[i] for i in sorted(order[:k]))
+
+
+def shape_words(tool: Tool) -> frozenset[str]:
+    """What a reader sees of a tool's shape, in any language: the words of its name and of
+    its parameters' names (lower case, split at ``_`` and case changes) and each parameter's
+    type. Descriptions are left out (prose shares common words by chance); an opaque name
+    (``function_3``) gives the word every opaque tool has."""
+    found = {w.lower() for text in (tool.name, *tool.properties) for w in _WORD.findall(text)}
+    found |= {f"type:{spec.get('type')}" for spec in tool.properties.values()
+              if isinstance(spec, dict) and spec.get("type")}
+    return frozenset(found)
+
+
+def shape_similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard similarity of two tools' :func:`shape_words` (0 when both are empty)."""
+    return len(a & b) / len(a | b) if a | b else 0.0
 
 
 def tool_set(tool: Tool, siblings: Sequence[Tool]) -> list[Tool]:
@@ -56,4 +94,5 @@ def sibling_call(calls: Sequence[Invocation], tool: Tool,
     return None
 
 
-__all__ = ["sibling_call", "siblings_of", "tool_set"]
+__all__ = ["PICKS", "shape_similarity", "shape_words", "sibling_call", "siblings_of",
+           "tool_set"]

@@ -16,9 +16,15 @@ from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.accuracy import Request, task_accuracy, task_try
 from play2prompt.method.doc_choice import search_doc
 from play2prompt.method.doc_search import split_examples
-from play2prompt.method.siblings import sibling_call, siblings_of, tool_set
+from play2prompt.method.siblings import (
+    shape_similarity,
+    shape_words,
+    sibling_call,
+    siblings_of,
+    tool_set,
+)
 from play2prompt.optimize import optimize
-from play2prompt.tools.model import Invocation, ToolDoc
+from play2prompt.tools.model import Invocation, Tool, ToolDoc
 from tests.conftest import EXAMPLES
 from tests.method.support import loan_examples
 from tests.scale_support import JitterLM
@@ -153,11 +159,16 @@ def test_cli_flag_reaches_the_config(tmp_path, capsys):
     args = [str(EXAMPLES / "tools.json"), "--tools", "loan_payment,body_mass_index",
             "--generator", "fake", "--preset", "quick", "--runs-dir", str(tmp_path), "-q",
             "--no-docs"]
-    assert main(["optimize", *args, "--run-id", "s1", "--siblings", "1"]) == 0
+    assert main(["optimize", *args, "--run-id", "s1", "--siblings", "1",
+                 "--sibling-pick", "similar"]) == 0
     result = json.loads((tmp_path / "s1" / "result.json").read_text())
-    assert result["config"]["siblings"] == 1
+    assert result["config"]["siblings"] == 1 and result["config"]["sibling_pick"] == "similar"
     assert main(["optimize", *args, "--run-id", "s2", "--siblings", "-1"]) == 2
     assert "siblings" in capsys.readouterr().err
+    assert main(["optimize", *args, "--run-id", "s3", "--siblings", "1",
+                 "--sibling-pick", "nearest"]) == 2
+    err = capsys.readouterr().err
+    assert "sibling_pick" in err and len(err.strip().splitlines()) == 1
 
 
 def _task_requests(tmp_path, run_id, tools, **settings):
@@ -232,3 +243,53 @@ def test_a_ray_worker_gets_its_tools_siblings(tmp_path, example_tools):
     out = run_tool_job(job)
     assert out["result"] == json.loads((local.run_dir / "result.json").read_text())[
         "tools"][tool.name]
+
+
+def _opaque(name, **params):
+    """A tool as opaque BFCL shows it: a numbered name, no description, typed parameters."""
+    props = {p: {"type": t} for p, t in params.items()}
+    return Tool(name, "", {"type": "object", "properties": props, "required": list(props)})
+
+
+def test_similar_siblings_are_the_tools_most_alike_in_shape():
+    """``sibling_pick="similar"``: the K tools sharing most of the shape (parameter names and
+    types, words of names), the ones a model confuses with the tool; the
+    choice is deterministic and does not depend on the order the tools come in."""
+    distance = _opaque("function_1", point_a="array", point_b="array")
+    cosine = _opaque("function_2", vector_a="array", vector_b="array")
+    euclid = _opaque("function_3", point_a="array", point_b="array", rounding="integer")
+    density = _opaque("function_4", mass="number", volume="number")
+    interest = _opaque("function_5", principal="number", rate="number", years="integer")
+    tools = [distance, cosine, euclid, density, interest]
+    picked = siblings_of(distance, tools, 2, seed=3, pick="similar")
+    assert _names(picked) == ["function_2", "function_3"]
+    assert picked == siblings_of(distance, list(reversed(tools)), 2, seed=3, pick="similar")
+    assert _names(siblings_of(density, tools, 1, seed=0, pick="similar")) == ["function_5"]
+    # over seeds a random pick of 2 of the 4 others is not always the two alike
+    assert len({_names(siblings_of(distance, tools, 2, seed=s)).__str__()
+                for s in range(20)}) > 1
+    alike = shape_similarity(shape_words(distance), shape_words(euclid))
+    assert alike > shape_similarity(shape_words(distance), shape_words(density)) > 0.0
+    assert shape_words(distance) == {"function", "point", "a", "b", "type:array"}
+    with pytest.raises(ValueError, match="sibling pick"):
+        siblings_of(distance, tools, 2, seed=3, pick="nearest")
+
+
+def test_sibling_pick_is_validated_a_sweep_axis_and_keeps_earlier_sweep_keys():
+    from play2prompt.config import validate
+    from play2prompt.sweep.space import SweepSpace, plan_trial
+
+    with pytest.raises(UserError, match="sibling_pick"):
+        validate(replace(preset("quick"), sibling_pick="nearest"))
+    base = preset("quick")
+    plans = [plan_trial(p, base, base.demos_per_tool)
+             for p in SweepSpace.parse(["sibling_pick=random,similar"]).grid()]
+    assert [p.config.sibling_pick for p in plans] == ["random", "similar"]
+    assert plans[0].opt_key("tools") != plans[1].opt_key("tools")
+    # at its default the setting is left out of the key: a sweep begun before it keeps its runs
+    plain = plan_trial({"variant": "full"}, base, base.demos_per_tool)
+    assert plans[0].opt_key("tools") == plain.opt_key("tools")
+    cfg = replace(plain.config, max_concurrency=None).to_dict()
+    cfg.pop("sibling_pick")
+    from play2prompt.jsonutil import stable_hash
+    assert plain.opt_key("tools") == stable_hash(cfg, "tools", length=12)
