@@ -110,6 +110,24 @@ def reclaim(study: Any) -> list[dict[str, Any]]:
     return list(pending.values())
 
 
+def stored_distributions(study: Any, wanted: dict[str, Any], name: str) -> dict[str, Any]:
+    """The distributions trials are asked with: a resumed study's own where a setting's values
+    are the same set in another order (the grid then runs in the new order; Optuna refuses a
+    categorical whose choices changed order), and one line where they are another set."""
+    out = dict(wanted)
+    for trial in study.get_trials(deepcopy=False):
+        for param, dist in trial.distributions.items():
+            new = out.get(param)
+            if new is None or dist == new or not hasattr(dist, "choices"):
+                continue
+            if set(map(str, dist.choices)) != set(map(str, new.choices)):
+                raise UserError(
+                    f"sweep {name!r} was run with {param}={','.join(map(str, dist.choices))}; "
+                    f"a resumed sweep keeps its values (any order), or pick another --name")
+            out[param] = dist
+    return out
+
+
 def _next_grid_point(study: Any, points: list[dict[str, Any]], skip: set[tuple]
                      ) -> dict[str, Any] | None:
     from optuna.trial import TrialState
@@ -138,7 +156,7 @@ def run_loop(spec: SweepSpec, study: Any, ctx: SweepContext, log: Any = print) -
     pending = reclaim(study) if spec.resume else []
     points = spec.space.grid()
     budget = len(points) if spec.sampler == "grid" else spec.n_trials or len(points)
-    distributions = spec.space.distributions()
+    distributions = stored_distributions(study, spec.space.distributions(), spec.name)
     max_demos = spec.space.max_demos(spec.base.demos_per_tool)
     skip: set[tuple] = set()
     while True:

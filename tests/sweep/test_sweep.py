@@ -84,6 +84,22 @@ def test_killed_sweep_resumes_without_rerunning_finished_trials(tmp_path):
     assert done.ran == [] and again.keys == []
 
 
+def test_a_resumed_sweep_takes_its_values_in_a_new_order_but_not_new_values(tmp_path):
+    """Reordering a setting's values on --resume runs the rest in the new order (Optuna's
+    categorical refuses reordered choices; the study's own are used); another set of values
+    is one line."""
+    reference = CountingLM()
+    _sweep(tmp_path / "ref", "k", "full,easy", reference)
+    first = CountingLM(kill_after=int(len(reference.keys) * 0.75))  # inside easy's run
+    with pytest.raises(Killed):
+        _sweep(tmp_path / "run", "k", "full,easy", first)
+    resumed = _sweep(tmp_path / "run", "k", "easy,full", CountingLM(), spec={"resume": True})
+    assert len(resumed.ran) == 1
+    assert sorted(r["variant"] for r in resumed.trials.to_dict("records")) == ["easy", "full"]
+    with pytest.raises(UserError, match="keeps its values"):
+        _sweep(tmp_path / "run", "k", "full,desc-only", CountingLM(), spec={"resume": True})
+
+
 def test_sampler_with_budget_and_two_objectives(tmp_path):
     result = _sweep(tmp_path, "tpe", "full,demo-only", CountingLM(),
                     spec={"sampler": "tpe", "n_trials": 3, "minimize_calls": True,
