@@ -31,6 +31,7 @@ from play2prompt.tools.model import Invocation, Tool, ToolDoc
 SETTINGS = ("names", "descriptions", "param-docs", "params")
 REAL_NAME = "real_name"      # the meta key of an opaque tool holding the tool's real name
 OPAQUE = "opaque"            # the meta key holding the opacity it was made under
+SIMULATES = "simulates"      # a simulated executor's key for the API it answers as
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,9 @@ def real_name(tool: Tool) -> str:
 
 def pinned_executor(tool: Tool) -> Mapping[str, Any] | None:
     """``tool``'s executor spec, bound to the real tool where the kind would otherwise take the
-    tool's (shown) name: an MCP server's tool (``"tool"``), an in-process callable's key."""
+    tool's (shown) name: an MCP server's tool (``"tool"``), an in-process callable's key, and
+    a simulated API's name and documentation (``"simulates"``: an LLM answering as
+    ``function_3`` with a blank doc would invent another API)."""
     spec = tool.executor
     if not isinstance(spec, Mapping):
         return spec
@@ -99,6 +102,11 @@ def pinned_executor(tool: Tool) -> Mapping[str, Any] | None:
         return {**spec, "mcp": {**mcp, "tool": name}}
     if "callable" in spec and not (isinstance(spec["callable"], str) and spec["callable"]):
         return {**spec, "callable": name}
+    sim = spec.get("simulated")
+    if "simulated" in spec and (sim is None or isinstance(sim, Mapping)) and not (
+            sim or {}).get(SIMULATES):   # the simulator answers as the real, documented API
+        return {**spec, "simulated": {**(sim or {}),
+                                      SIMULATES: {"name": name, "doc": tool.render_doc()}}}
     return spec
 
 

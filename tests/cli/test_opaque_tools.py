@@ -54,6 +54,36 @@ def test_mcp_and_callable_executors_keep_the_real_tool():
     assert opaque_tools([call], Opacity(names=True))[0][0].executor == {"callable": "add"}
 
 
+def test_a_simulated_tool_shown_opaque_is_simulated_as_the_real_documented_api(tmp_path):
+    """The simulator of an opaque tool is asked about the real API (its name and doc), not
+    about ``function_1`` with a blank doc, and records under the real name."""
+    import asyncio
+
+    from play2prompt.tools.executors._base import ExecContext
+    from play2prompt.tools.model import Tool
+    from play2prompt.tools.runtime import ToolRuntime
+
+    rank = Tool("player_rank", "Rank of a tennis player in the ATP list.",
+                {"type": "object", "properties": {"player": {"type": "string",
+                                                             "description": "full name"}}},
+                {"simulated": {"template_response": {"rank": "int"}}})
+    shown, _ = opaque_tools([rank], Opacity.parse(HIDDEN))
+    assert shown[0].name == "function_1" and shown[0].description == ""
+    assert shown[0].executor["simulated"]["simulates"]["name"] == "player_rank"
+    store = RunStore(tmp_path / "run.db")
+    lm = FakeLM(default={"response": {"rank": 3}})
+    rt = ToolRuntime(shown, ExecContext(lm=lm, store=store), store)
+    obs = asyncio.run(rt.run(Invocation("function_1", {"player": "Sinner"})))
+    rt.close()
+    store.close()
+    assert obs.ok and obs.output == {"rank": 3}
+    text = "\n".join(m["content"] for m in lm.requests[0].messages)
+    assert "player_rank" in text and "ATP list" in text and "full name" in text
+    assert "function_1" not in text
+    # given twice (a run's opaque tools made opaque again) it stays the first, real API
+    assert opaque_tools(shown, Opacity.parse(HIDDEN))[0][0].executor == shown[0].executor
+
+
 @pytest.fixture(scope="module")
 def opaque_run(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")

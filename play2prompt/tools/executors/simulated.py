@@ -13,6 +13,8 @@ replays them; every simulated response is also recorded in the run store as an e
 
 Spec: ``{"simulated": {"template_response": ..., "examples": [[arguments, response], ...],
 "doc": "extra documentation"}}`` (all optional; ``{"simulated": {}}`` uses the tool's doc).
+``"simulates": {"name": ..., "doc": ...}`` (set by ``--opaque``, :mod:`play2prompt.tools.opacity`):
+the API answered as, where the tool is shown under another name and doc.
 """
 
 from __future__ import annotations
@@ -235,11 +237,14 @@ class SimulatedExecutor(Executor):
         items = raw.items() if isinstance(raw, Mapping) else raw
         self.examples = [tuple(e) for e in items if isinstance(e, (list, tuple)) and len(e) == 2]
         extra = str(conf.get("doc") or "")
-        self.doc = tool.render_doc() + (f"\n{extra}" if extra else "")
+        real = conf.get("simulates")   # set where the tool is shown under another name/doc
+        real = real if isinstance(real, Mapping) else {}
+        self.name = str(real.get("name") or tool.name)
+        self.doc = str(real.get("doc") or tool.render_doc()) + (f"\n{extra}" if extra else "")
 
     def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
         return run_sync(self._acall(arguments, timeout))
 
     async def _acall(self, arguments: dict[str, Any], timeout: float) -> Any:
-        call = SimulatedCall(self.tool.name, self.doc, arguments, self.template, self.examples)
+        call = SimulatedCall(self.name, self.doc, arguments, self.template, self.examples)
         return await simulate_recorded(self.ctx, call)
