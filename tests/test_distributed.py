@@ -33,7 +33,8 @@ def _run(tools, lm, tmp_path, run_id, **kwargs):
 KEEP = {"llm_calls": ("key", "status", "response"), "executions": ("key", "ok", "observation"),
         "blobs": ("key", "value"),
         "candidates": ("id", "tool", "stage", "iteration", "parent", "state", "reward",
-                       "payload")}
+                       "payload"),
+        "seeded_calls": ("key", "source", "hit")}
 
 
 def _timeless(value):
@@ -100,6 +101,32 @@ def ray_cluster():
         ray.init(**options)        # once more; a second failure fails the tests
     yield ray
     ray.shutdown()
+
+
+def test_a_workers_answers_from_seeded_samples_are_counted_on_the_driver(tmp_path,
+                                                                          example_tools):
+    """``--reuse-calls`` with the Ray runner: the samples a worker is answered from are marked
+    used in the run store when its rows merge (not only those the driver itself asked)."""
+    tool = next(t for t in example_tools if t.name == "loan_payment")
+    job = ToolJob(config=CONFIG.to_dict(), models={"generator": JitterLM(rng_seed=1)},
+                  max_concurrency=4, base_dir=str(EXAMPLES), run_dir=str(tmp_path / "w1"),
+                  tool_timeout=5.0, tool=tool.to_dict())
+    first = run_tool_job(job)
+    earlier = RunStore(tmp_path / "earlier" / "run.db")
+    earlier.import_rows(first["rows"])
+    models = sorted({r[first["rows"]["llm_calls"]["columns"].index("model")]
+                     for r in first["rows"]["llm_calls"]["rows"]})
+    earlier.close()
+    run = RunStore(tmp_path / "run" / "run.db")
+    seeded = run.import_samples(tmp_path / "earlier" / "run.db", models, "earlier")
+    assert seeded > 0 and run.seeded_counts() == (seeded, 0)
+    again = run_tool_job(ToolJob(**{**job.__dict__, "run_dir": str(tmp_path / "w2"),
+                                    "seed_rows": run.export_rows("loan_payment")}))
+    assert again["stats"]["llm_calls"] == 0
+    run.import_rows(again["rows"])
+    assert run.seeded_counts() == (seeded, seeded)          # every one answered a request
+    assert run.prune_unused_seeds() == 0
+    run.close()
 
 
 def test_ray_run_matches_the_single_process_run(ray_cluster, tmp_path, example_tools):

@@ -299,11 +299,13 @@ class RunStore(SeededSamples):
                 f"SELECT * FROM blobs WHERE key IN ({', '.join('?' for _ in keys)})", keys)
             out["blobs"] = {"columns": [d[0] for d in cur.description],
                             "rows": [list(r) for r in cur]}
+            out["seeded_calls"] = self.seeded_rows(tool)
         return out
 
     def import_rows(self, data: Mapping[str, Mapping[str, list]]) -> int:
         """Add rows exported by another store; rows whose key is already here are kept as they
-        are (same key, same content: the log is content-addressed). Returns rows added."""
+        are (same key, same content: the log is content-addressed), and its seeded samples'
+        records merged (:meth:`merge_seeded`). Returns log rows added."""
         added = 0
         with self.transaction():
             for table in ("blobs", "llm_calls", "executions", "candidates"):
@@ -321,6 +323,7 @@ class RunStore(SeededSamples):
                     f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})",
                     [tuple(r) for r in part["rows"]])
                 added += self._conn.total_changes - before
+        self.merge_seeded(data.get("seeded_calls"))
         return added
 
     def clear_results(self) -> None:

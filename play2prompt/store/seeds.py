@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -67,6 +67,32 @@ class SeededSamples:
                 raise UserError(f"{other}: cannot reuse its calls ({exc})") from exc
             self._seeded = None
         return added
+
+    def seeded_rows(self, tool: str | None = None) -> dict[str, list]:
+        """The seeding records (of the samples tagged ``tool``, or all) for another store, as
+        :meth:`~play2prompt.store.db.RunStore.export_rows` gives tables: a Ray worker answered
+        from a seeded sample marks it used, and the driver learns it."""
+        sql, params = "SELECT key, source, hit FROM seeded_calls", ()
+        if tool is not None:
+            sql += " WHERE key IN (SELECT key FROM llm_calls WHERE tag = ?)"
+            params = (tool,)
+        with self._lock:
+            rows = [list(r) for r in self._conn.execute(sql + " ORDER BY key", params)]
+        return {"columns": ["key", "source", "hit"], "rows": rows}
+
+    def merge_seeded(self, part: Mapping[str, list] | None) -> None:
+        """Take seeding records from another store: new ones added, and a sample used there is
+        used here (a hit is never undone)."""
+        if not part or not part.get("rows"):
+            return
+        rows = [dict(zip(part["columns"], r, strict=True)) for r in part["rows"]]
+        with self.transaction():
+            self._conn.executemany("INSERT OR IGNORE INTO seeded_calls (key, source, hit) "
+                                   "VALUES (?, ?, ?)",
+                                   [(r["key"], r["source"], int(r["hit"])) for r in rows])
+            self._conn.executemany("UPDATE seeded_calls SET hit = 1 WHERE key = ?",
+                                   [(r["key"],) for r in rows if r["hit"]])
+        self._seeded = None
 
     def seeded_counts(self) -> tuple[int, int]:
         """(seeded samples still in the log, those of them this run was answered from)."""
