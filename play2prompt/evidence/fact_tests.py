@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
+from play2prompt.evidence.everyday import Form, everyday_form
 from play2prompt.evidence.facts import FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
@@ -61,12 +62,19 @@ class FactTarget:
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
                  budget: int) -> list[FactTarget]:
-    """Up to ``budget`` (example, parameter) pairs: parameters with a fact, round-robin, each
-    with the verified examples whose call sets it, best first."""
+    """Up to ``budget`` (example, parameter) pairs: parameters with a fact that says another
+    form (a unit, a scale, a format: :func:`~play2prompt.evidence.everyday.everyday_form`, or
+    a list of accepted values), round-robin, each with the verified examples whose call sets
+    it, best first. A fact with no other form ("must be positive") tests nothing."""
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
     rules = {p: r for p, r in rules.items() if r}
+
+    def testable(p: str, ex: Example) -> bool:
+        value = ex.invocation.arguments.get(p)
+        return bool(book.accepted(p)) or everyday_form(value, rules[p]) is not None
+
     queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
-                  and not ex.fact] for p in rules}
+                  and not ex.fact and testable(p, ex)] for p in rules}
     out: list[FactTarget] = []
     depth = max((len(q) for q in queues.values()), default=0)
     for i in range(depth):
@@ -101,6 +109,20 @@ def says_a_number(value: Any, query: str, others: Invocation) -> bool:
     return any(not any(value_in_text(v, n) for v in taken) for n in _DIGITS.findall(query))
 
 
+def _form_problems(form: Form | None, value: Any, query: str, label: str,
+                   others: Invocation) -> list[str]:
+    """What is wrong with how ``query`` says the tested value: not in the code-made ``form``,
+    or (without one) as the call has it, or not at all."""
+    if form is not None and not form.said_in(query):
+        return [f"it does not say {label} as {form.text}"]
+    if not (form is not None and form.as_given_ok) and says_as_given(value, query):
+        return [f"it writes {value} the way the tool takes it; say it the way people usually "
+                f"say it"]
+    if form is None and not says_a_number(value, query, others):
+        return [f"it leaves out {label}; say it in another form"]
+    return []
+
+
 def _without(inv: Invocation, param: str) -> Invocation:
     return Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != param})
 
@@ -125,11 +147,13 @@ class FactTestWriter:
                   for n, t in described_doc(self.tool.doc, book).params.items()}
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
+        form = everyday_form(value, target.rule)   # made and checked by code, when it can be
+        shown = f"{label}: {value}" + (f" (say it as: {form.text})" if form else "")
         note = ""
         for t in range(QUERY_TRIES):
             messages = eng.prompts.render(
                 "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
-                target=f"{label}: {value}", rule=target.rule,
+                target=shown, rule=target.rule,
                 values=describe_values(others, labels) + note)
             (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
                                       seed=derive_seed(seed_key, "m3-fact", t),
@@ -140,14 +164,13 @@ class FactTestWriter:
                 continue
             problems = evidence_for(eng.config).request_gates.problems(
                 query, self.tool, [*self.sources, target.rule, note], inv=others)
-            if says_as_given(value, query):
-                problems.append(f"it writes {value} the way the tool takes it; say it the way "
-                                f"people usually say it")
-            elif not says_a_number(value, query, others):
-                problems.append(f"it leaves out {label}; say it in another form")
+            problems += _form_problems(form, value, query, label, others)
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue
+            if form is not None:   # the conversion is code's: checked, no re-reading
+                return await self._tested(target, query, f"{inv.to_python()[:300]} ({label} "
+                                          f"said as {form.text}, converted by code)", others)
             reading = await self.reader.reread(query, inv, obs, f"{seed_key}:fact:{t}", book)
             if reading.consistent:
                 return await self._tested(target, query, reading.shown, others)

@@ -52,7 +52,12 @@ def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine)
 
     tests, ex = asyncio.run(run())
     assert [t.query for t in tests] == [query]
+    # the form is code's (175 cm -> 1.75 metres), shown to the writer and checked by code: the
+    # generator never has to convert it back (no re-reading)
+    assert "say it as: 1.75 metres" in str(gen.requests[0].messages)
+    assert not any(REREAD in str(r.messages) for r in gen.requests)
     test = tests[0]
+    assert "converted by code" in test.rederived
     assert test.verified and test.invocation == ex.invocation
     assert test.fact.startswith("height:") and "centimetres" in test.fact
     assert (test.solved, test.r_e) == (False, 1.0)   # D0 fails it: a difficult example
@@ -75,7 +80,7 @@ def test_a_request_that_changes_another_value_is_still_gated(bmi, make_engine):
     assert not any(REREAD in str(r.messages) for r in gen.requests)  # gated before re-reading
 
 
-def test_a_conversion_that_reads_back_to_another_value_is_not_verified(bmi, make_engine):
+def test_a_conversion_that_is_not_the_calls_value_is_refused_by_code(bmi, make_engine):
     gen = FakeLM(rules=[(M3F, {"query": "I weigh 70 kg and I am 1.80 m tall. My BMI?"}),
                         (REREAD, {"weight": 70, "height": 180})])
     engine = make_engine([bmi], gen, _task_model(), lam=1.0)
@@ -85,6 +90,64 @@ def test_a_conversion_that_reads_back_to_another_value_is_not_verified(bmi, make
         return await write_fact_tests(bmi, engine, space, [ex])
 
     assert asyncio.run(run()) == []
+    assert "does not say height as 1.75 metres" in str(gen.requests[-1].messages)
+    assert not any(REREAD in str(r.messages) for r in gen.requests)
+
+
+def _loan_material(engine, loan):
+    async def run():
+        book = FactBook(loan)
+        for wrong in ({"principal": -5, "annual_rate": 5, "years": 10},
+                      {"principal": 1000, "annual_rate": 150, "years": 10}):
+            inv = Invocation(loan.name, wrong)
+            book.observe(inv, await engine.runtime.run(inv))
+        inv = Invocation(loan.name, {"principal": 20000, "annual_rate": 4, "years": 10})
+        ex = Example(loan.name, "A 20,000 loan at 4 for 10 years?", inv,
+                     await engine.runtime.run(inv), "", 3.0, 0.0, 3.0, solved=True)
+        return ExampleSpace(loan, engine, book), ex
+    return asyncio.run(run())
+
+
+def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_number(
+        example_tools, make_engine):
+    """"must be positive" says no other way to say a value: only the percentage is tested,
+    and "4 %" (the call's own 4, the way people say a rate the tool takes in percent) passes."""
+    loan = next(t for t in example_tools if t.name == "loan_payment")
+    query = "What would I pay each month on a 20,000 loan at 4 % for 10 years?"
+    task = FakeLM(rules=[("4 %", tool_call(loan.name, {"principal": 20000, "annual_rate": 0.04,
+                                                       "years": 10}))])
+    engine = make_engine([loan], FakeLM(rules=[(M3F, {"query": query})]), task, lam=1.0)
+    space, ex = _loan_material(engine, loan)
+    assert any("positive" in f.text for f in space.book.of("principal"))
+    assert [t.param for t in plan_targets(loan, [ex], space.book, 4)] == ["annual_rate"]
+    tests = asyncio.run(write_fact_tests(loan, engine, space, [ex]))
+    assert [(t.query, t.r_e) for t in tests] == [(query, 1.0)]   # D0 reads 4 % as 0.04
+
+
+def test_a_value_among_accepted_codes_is_said_by_the_generator_and_verified_by_rereading(
+        example_tools, make_engine):
+    units = next(t for t in example_tools if t.name == "convert_units")
+    call = {"value": 5, "from_unit": "km", "to_unit": "mi"}
+    query = "How many miles are 5 kilometres?"
+    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, call)])
+    engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
+
+    async def run():
+        book = FactBook(units)
+        wrong = Invocation(units.name, {"value": 5, "from_unit": "kilometres", "to_unit": "mi"})
+        book.observe(wrong, await engine.runtime.run(wrong))
+        inv = Invocation(units.name, call)
+        ex = Example(units.name, "5 km in mi?", inv, await engine.runtime.run(inv), "",
+                     3.0, 0.0, 3.0, solved=True)
+        return book, ExampleSpace(units, engine, book), ex
+
+    book, space, ex = asyncio.run(run())
+    assert book.accepted("from_unit")
+    targets = plan_targets(units, [ex], book, 1)
+    assert [t.param for t in targets] == ["from_unit"]
+    tests = asyncio.run(write_fact_tests(units, engine, space, [ex]))
+    assert [t.query for t in tests] == [query]
+    assert any(REREAD in str(r.messages) for r in gen.requests)     # no code form: re-read
 
 
 def test_targets_go_round_robin_over_parameters_with_facts(bmi, make_engine):

@@ -1,0 +1,131 @@
+"""Everyday forms of a value, made by code from a fact play established (Step 1b).
+
+A fact about a parameter often says how a person's way of saying a value differs from what the
+tool takes: "Height is in centimetres" (people say 1.8 m), "annual_rate is a percentage"
+(people say 5 %, and a model reading a thin doc writes 0.05), "Format: YYYY-MM-DD" (people say
+April 15, 2023), "Format: HH:MM" (6:30 pm). Where a fact makes the conversion checkable, code
+makes the form and checks that a request says it: the small generator only has to write it into
+a request, and no re-reading by the generator (which must then convert it back) decides
+whether the test is kept. Values with no such fact (a code among accepted values, say) have no
+form here; the generator says them another way and a re-reading verifies it
+(:mod:`play2prompt.evidence.fact_tests`). The words and unit scales are data
+(``data/everyday_forms.json``; the unit words are the fact reader's ``unit_families``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, time
+from functools import cache
+from typing import Any
+
+from play2prompt.evidence.error_text import words
+from play2prompt.evidence.facts import format_of
+from play2prompt.method.rewards import value_in_text
+
+DATA = "everyday_forms.json"
+_NEAR = 1e-9
+
+
+@dataclass(frozen=True)
+class Form:
+    """How a request says a value: ``text`` to say, the ``numbers`` it must contain and a
+    ``mark`` (a regular expression, case-insensitive) it must match too, such as a unit or a
+    month's name."""
+
+    kind: str                       # unit | percent | fraction | date | time
+    text: str
+    numbers: tuple[float, ...] = ()
+    mark: str = ""
+    as_given_ok: bool = False       # the call's own number is part of the form ("5 %")
+
+    def said_in(self, query: str) -> bool:
+        if any(not value_in_text(n, query) for n in self.numbers):
+            return False
+        return not self.mark or re.search(self.mark, query, re.I) is not None
+
+
+@cache
+def _data() -> dict[str, Any]:
+    return words(DATA)
+
+
+@cache
+def _families() -> tuple[dict[str, str], ...]:
+    return tuple(words()["unit_families"])
+
+
+def tool_unit(rule: str) -> str | None:
+    """The unit a rule says the tool takes ("is in centimetres", "as a percentage"): the one
+    unit said after "in"/"as" (or, for percent vs fraction, the one said at all)."""
+    before = "|".join(words()["unit_preposition"])
+    found = []
+    for family in _families():
+        for unit, said in family.items():
+            bare = unit in ("percent", "fraction")
+            lead = "" if bare else rf"\b(?:{before})\s+(?:an?\s+)?"
+            if re.search(rf"{lead}\b(?:{said})\b", rule, re.I):
+                found.append(unit)
+    return found[0] if len(found) == 1 else None
+
+
+def _number(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+def _percent() -> str:
+    return rf"%|\b(?:{_data()['percent']})\b"
+
+
+def number_form(value: Any, rule: str) -> Form | None:
+    """A number in another unit of its dimension, or as a percentage."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    unit = tool_unit(rule)
+    if unit == "percent":
+        return Form("percent", f"{_number(value)} %", (value,), _percent(), True)
+    if unit == "fraction" and 0 < value < 1:
+        shown = round(value * 100, 3)
+        return Form("fraction", f"{_number(shown)} %", (shown,), _percent())
+    data = _data()
+    other = data["everyday"].get(unit or "")
+    if other is None:
+        return None
+    converted = value * data["scales"][unit] / data["scales"][other]
+    if abs(round(converted, 3) - converted) > _NEAR or not 0.1 <= abs(converted) <= 10_000:
+        return None
+    said = next(f[other] for f in _families() if other in f)   # the word, or the symbol
+    mark = rf"\b(?:{said})\b|(?<=\d)\s?{re.escape(other)}\b"
+    return Form("unit", f"{_number(converted)} {data['names'][other]}", (round(converted, 3),),
+                mark)
+
+
+def text_form(value: Any) -> Form | None:
+    """A date as people write it (April 15, 2023), a time on the 12-hour clock (6:30 pm)."""
+    if not isinstance(value, str):
+        return None
+    fmt, data = format_of(value), _data()
+    try:
+        if fmt == "YYYY-MM-DD":
+            day = date.fromisoformat(value.strip())
+            month = data["months"][day.month - 1]
+            return Form("date", f"{month} {day.day}, {day.year}", (day.day, day.year),
+                        rf"\b{month}\b")
+        if fmt == "HH:MM":
+            at = time.fromisoformat(value.strip().zfill(5))
+            hour, half = (at.hour % 12) or 12, "pm" if at.hour >= 12 else "am"
+            shown = f"{hour}:{at.minute:02d} {half}" if at.minute else f"{hour} {half}"
+            numbers = (hour, at.minute) if at.minute else (hour,)
+            return Form("time", shown, numbers, rf"(?<![\w])(?:{data[half]})(?![\w])")
+    except ValueError:
+        return None
+    return None
+
+
+def everyday_form(value: Any, rule: str) -> Form | None:
+    """The form code can make for ``value`` under ``rule`` (the param's facts), or None."""
+    return text_form(value) if isinstance(value, str) else number_form(value, rule)
+
+
+__all__ = ["Form", "everyday_form", "number_form", "text_form", "tool_unit"]

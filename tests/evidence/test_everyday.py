@@ -1,0 +1,53 @@
+"""Everyday forms made by code from a fact (Step 1b): another unit of the same dimension, a
+percentage, a date or a time as people write them; and whether a request says the form."""
+
+import pytest
+
+from play2prompt.evidence.everyday import everyday_form, tool_unit
+
+BMI_RULE = ("Height is in centimetres. Weight and height must be positive. '1.7' is rejected "
+            "(height looks like metres).")
+
+
+@pytest.mark.parametrize("value, rule, text", [
+    (180, BMI_RULE, "1.8 metres"),                    # the unit said after "in", not "like"
+    (1.75, "height in metres", "175 centimetres"),
+    (1500, "weight in grams", "1.5 kilograms"),
+    (90, "duration in minutes", "1.5 hours"),
+    (5, "annual_rate is a percentage between 0 and 100.", "5 %"),
+    (0.045, "rate as a fraction between 0 and 1", "4.5 %"),
+    ("2023-04-15", "Format: YYYY-MM-DD.", "April 15, 2023"),
+    ("18:30", "Format: HH:MM.", "6:30 pm"),
+    ("00:00", "Format: HH:MM.", "12 am"),
+])
+def test_a_fact_gives_the_form_people_say(value, rule, text):
+    form = everyday_form(value, rule)
+    assert form is not None and form.text == text
+    assert form.said_in(f"Could you do it for {text} please?")
+
+
+@pytest.mark.parametrize("value, rule", [
+    (300000, "Principal and years must be positive."),   # a range: no other form
+    (70, "weight in kg"),                                 # already the everyday unit
+    (7, "height in centimetres and metres"),              # two units: which one is unclear
+    (1234.5678, "length in millimetres"),                 # not a clean conversion
+    (True, "a percentage"),
+    ("USD", "One of: EUR, USD."),                         # codes: the generator's to say
+    ("2023-02-30", "Format: YYYY-MM-DD."),                # no such day
+])
+def test_no_form_where_the_fact_gives_none(value, rule):
+    assert everyday_form(value, rule) is None
+
+
+def test_a_request_must_say_the_form_not_something_near_it():
+    height = everyday_form(180, BMI_RULE)
+    assert height.said_in("I am 1.8 m tall") and height.said_in("I'm 1.80 metres tall")
+    assert not height.said_in("I'm 180 cm tall") and not height.said_in("I'm 1.8 tall")
+    rate = everyday_form(5, "a percentage")
+    assert rate.said_in("at 5% a year") and rate.said_in("at 5 percent")
+    assert rate.as_given_ok and not rate.said_in("at 0.05")
+    day = everyday_form("2023-04-15", "")
+    assert day.said_in("7 days after April 15, 2023") and not day.said_in("after 2023-04-15")
+    evening = everyday_form("18:30", "")
+    assert evening.said_in("at 6:30 p.m.") and not evening.said_in("at 18:30")
+    assert tool_unit(BMI_RULE) == "cm" and tool_unit("is a percentage") == "percent"
