@@ -42,6 +42,10 @@ def tools_command(
     only: Optional[list[str]] = typer.Option(
         None, "--tools", metavar="NAME,...",
         help="only these tools, and the queries whose calls use only them"),
+    reuse_calls: Optional[str] = typer.Option(
+        None, "--reuse-calls", metavar="RUN,...",
+        help="earlier evaluations or runs (same task model, same weights) whose identical "
+             "LLM calls this one reuses: a side evaluated before costs no call"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress display"),
     json_progress: bool = typer.Option(
         False, "--json-progress", help="progress as one JSON object per line and event on "
@@ -53,6 +57,7 @@ def tools_command(
     """Evaluate a task model on your own queries, with the original and the optimized docs."""
     from play2prompt.cli._common import console_err
     from play2prompt.cli._eval_common import execute_eval
+    from play2prompt.config import split_names
     from play2prompt.evaluation.opaque import chosen_opacity, opaque_suite
     from play2prompt.evaluation.queries import load_queries, only_tools, tools_suite
     from play2prompt.evaluation.session import SuiteRequest
@@ -80,5 +85,7 @@ def tools_command(
                               demos=demos, variant=variant, drop_param_desc=drop_param_desc,
                               seed=seed, limit=limit, temperature=temperature, out=out,
                               runs_dir=runs_dir, quiet=quiet, max_concurrency=max_concurrency,
-                              oracle=oracle, allow_side_effects=allow), as_json=as_json,
+                              oracle=oracle, allow_side_effects=allow,
+                              reuse_calls=tuple(split_names([reuse_calls or ""]))),
+                 as_json=as_json,
                  json_progress=json_progress)

@@ -36,6 +36,7 @@ from play2prompt.progress import Reporter
 from play2prompt.scrub import for_tools
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta, Status
+from play2prompt.store.reuse import resolve_sources, reuse_of, seed_run
 from play2prompt.store.runs import create_run, default_runs_dir, open_run
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
@@ -122,6 +123,7 @@ class EvalOptions:
     max_concurrency: int | None = None
     oracle: str | Path | None = None      # a tools file with correct docs: the yardstick side
     allow_side_effects: tuple[str, ...] = ()  # tools executed although not read-only
+    reuse_calls: tuple[str, ...] = ()     # earlier runs/evaluations whose identical calls reuse
 
 
 def limit_items(suite: EvalSuite, limit: int | None) -> EvalSuite:
@@ -210,15 +212,19 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
     with EvalSession.at(Path(out_dir), max_concurrency=options.max_concurrency) as session:
         session.start(config)
         task = session.model(lm if lm is not None else options.task_model)
+        seed_run(session.store, [task], resolve_sources(options.reuse_calls, runs_dir))
         ctx = session.context(suite.base_dir, task, options.tool_timeout,
                               options.allow_side_effects)
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         start = time.perf_counter()
         result = await evaluator.run(sides)
-        speed = lm_speed(task)
+        speed, reused = lm_speed(task), reuse_of(session.store)
+        if reused is not None:   # the log keeps what this evaluation asked for
+            session.store.prune_unused_seeds()
         session.store.set_meta(Meta.LAST_STATS, {
             "wall_s": round(time.perf_counter() - start, 2),
-            **({"speed": {task.model_id: speed}} if speed else {})})
+            **({"speed": {task.model_id: speed}} if speed else {}),
+            **({"reused_calls": reused.to_dict()} if reused else {})})
         result.config = config
         summary = summary_for_store(result)
         for side in result.sides:
@@ -251,6 +257,7 @@ class SuiteRequest:
     max_concurrency: int | None = None
     oracle: Path | None = None        # a tools file with correct docs: the yardstick side
     allow_side_effects: tuple[str, ...] = ()  # tools executed although not read-only
+    reuse_calls: tuple[str, ...] = ()  # earlier runs/evaluations (same model) to reuse from
 
     def check(self) -> None:
         """One clear line for a bad option."""
@@ -273,7 +280,8 @@ class SuiteRequest:
                               variant=self.variant, demos=self.demos,
                               drop_param_desc=self.drop_param_desc, limit=self.limit,
                               max_concurrency=self.max_concurrency, oracle=self.oracle,
-                              allow_side_effects=self.allow_side_effects)
+                              allow_side_effects=self.allow_side_effects,
+                              reuse_calls=self.reuse_calls)
         settings = EvalSettings(mode=self.mode, temperature=self.temperature, seed=self.seed)
         return run_evaluation(self.suite, options, settings, runs_dir=self.runs_dir,
                               out_dir=self.out, reporter=reporter)

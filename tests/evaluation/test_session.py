@@ -79,3 +79,38 @@ def test_a_kept_original_leaves_each_item_its_own_doc(tmp_path, example_tools):
     _, doc, changed = _run(tmp_path, example_tools)
     shown = side_for("full", changed).tools_for([worded])[0].doc
     assert shown.description == doc.description and shown.params["principal"] == "amount borrowed"
+
+
+def _eval_tools(tmp_path, out, *extra):
+    from play2prompt.cli import main
+    from tests.conftest import EXAMPLES
+
+    assert main(["eval", "tools", str(EXAMPLES / "tools.json"), "--queries",
+                 str(EXAMPLES / "queries.jsonl"), "--task-model", "fake", "--limit", "2",
+                 "--oracle", str(EXAMPLES / "tools.oracle.json"), "--runs-dir",
+                 str(tmp_path / "runs"), "-o", str(tmp_path / out), "-q", *extra]) == 0
+    from play2prompt.store.db import RunStore
+
+    store = RunStore(tmp_path / out / "run.db", read_only=True)
+    try:
+        return (store.call_stats()["total"]["samples"], store.run_meta(),
+                (tmp_path / out / "summary.json").read_text())
+    finally:
+        store.close()
+
+
+def test_an_evaluation_reuses_an_earlier_ones_identical_calls(tmp_path):
+    """``p2p eval tools --reuse-calls EVAL``: the sides evaluated before cost no call and give
+    the same result; the log keeps what this evaluation asked for."""
+    import json
+
+    samples, first, summary = _eval_tools(tmp_path, "a")
+    assert samples > 0 and first.fingerprints            # recorded: a later one may reuse it
+    again, meta, same = _eval_tools(tmp_path, "b", "--reuse-calls", str(tmp_path / "a"))
+    reused = meta.last_stats["reused_calls"]
+    assert reused["runs"] == ["a"] and reused["seeded"] == samples == reused["hit"] == again
+    strip = ("config", "cost")
+    assert ({k: v for k, v in json.loads(same).items() if k not in strip}
+            == {k: v for k, v in json.loads(summary).items() if k not in strip})
+    cost = json.loads(same)["cost"]
+    assert [(c["backend calls"], c["cache hits"]) for c in cost] == [(0, 14), (0, 14)]
