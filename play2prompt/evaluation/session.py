@@ -95,6 +95,20 @@ class EvalSession:
         self._contexts.append(ctx)
         return ctx
 
+    def reuse(self, task: LM, refs: Sequence[str], runs_dir: Path | None) -> None:
+        """Record the task model's fingerprint and seed the log with the identical calls of
+        the earlier runs or evaluations ``refs`` (:mod:`play2prompt.store.reuse`)."""
+        seed_run(self.store, [task], resolve_sources(refs, runs_dir))
+
+    def reused(self) -> dict[str, Any]:
+        """After the evaluation: what it reused (``{}``: nothing seeded); the seeded samples
+        it never asked for are dropped, so its log holds what it asked for."""
+        found = reuse_of(self.store)
+        if found is None:
+            return {}
+        self.store.prune_unused_seeds()
+        return {"reused_calls": found.to_dict()}
+
     def close(self) -> None:
         for ctx in self._contexts:
             ctx.close()
@@ -212,19 +226,16 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
     with EvalSession.at(Path(out_dir), max_concurrency=options.max_concurrency) as session:
         session.start(config)
         task = session.model(lm if lm is not None else options.task_model)
-        seed_run(session.store, [task], resolve_sources(options.reuse_calls, runs_dir))
+        session.reuse(task, options.reuse_calls, runs_dir)
         ctx = session.context(suite.base_dir, task, options.tool_timeout,
                               options.allow_side_effects)
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         start = time.perf_counter()
         result = await evaluator.run(sides)
-        speed, reused = lm_speed(task), reuse_of(session.store)
-        if reused is not None:   # the log keeps what this evaluation asked for
-            session.store.prune_unused_seeds()
+        speed = lm_speed(task)
         session.store.set_meta(Meta.LAST_STATS, {
             "wall_s": round(time.perf_counter() - start, 2),
-            **({"speed": {task.model_id: speed}} if speed else {}),
-            **({"reused_calls": reused.to_dict()} if reused else {})})
+            **({"speed": {task.model_id: speed}} if speed else {}), **session.reused()})
         result.config = config
         summary = summary_for_store(result)
         for side in result.sides:

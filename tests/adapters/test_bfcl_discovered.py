@@ -70,3 +70,23 @@ def test_demos_alone_show_no_parameters(data_dir, tmp_path):
                                    prompts=str(run.run_dir), runs_dir=tmp_path / "runs",
                                    variant="demo-only").run(lm=FakeLM(default=""))
     assert shown(result, "demo-only")["function_2"]["properties"] == {}
+
+
+def test_an_opaque_evaluation_reuses_an_earlier_ones_calls(data_dir, tmp_path):
+    """``p2p eval bfcl --opaque ... --reuse-calls EVAL``: the same questions and prompts cost
+    no call the second time, and give the same result."""
+    def evaluate(out, reuse=()):
+        lm = FakeLM(default="", fingerprint="v1")
+        result, _ = OpaqueSuiteRequest(suite_of(data_dir, DARK), out=tmp_path / out,
+                                       opacity=DARK, runs_dir=tmp_path / "runs",
+                                       reuse_calls=reuse).run(lm=lm)
+        return result, lm
+
+    first, lm1 = evaluate("a")
+    again, lm2 = evaluate("b", (str(tmp_path / "a"),))
+    assert lm1.requests and not lm2.requests                 # every call answered from a
+    assert ([r["correct"] for r in again.sides[0].records]
+            == [r["correct"] for r in first.sides[0].records])
+    store = RunStore(tmp_path / "b" / "run.db", read_only=True)
+    assert store.run_meta().last_stats["reused_calls"]["hit"] == len(lm1.requests)
+    store.close()

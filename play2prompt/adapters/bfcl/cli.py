@@ -59,6 +59,10 @@ def eval_command(
     opaque_check: Optional[Path] = typer.Option(
         None, "--opaque-check", help="compare the questions with OpaqueToolsBench's config "
                                      "files in this folder (your own download)"),
+    reuse_calls: Optional[str] = typer.Option(
+        None, "--reuse-calls", metavar="RUN,...",
+        help="earlier evaluations or runs (same task model, same weights) whose identical "
+             "LLM calls this one reuses: a side evaluated before costs no call"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> SuiteRequest:
     """BFCL executable: baseline vs optimized prompts, checked by execution."""
@@ -70,6 +74,7 @@ def eval_command(
         run_opacity,
     )
     from play2prompt.adapters.bfcl.suite import load_suite, oracle_docs_path, parse_categories
+    from play2prompt.config import split_names
 
     opacity = Opacity.parse(opaque)
     data, root = open_data(data_dir)
@@ -89,7 +94,8 @@ def eval_command(
                    variant=variant, drop_param_desc=drop_param_desc, seed=seed, limit=limit,
                    temperature=temperature, out=out, runs_dir=runs_dir, quiet=quiet,
                    max_concurrency=max_concurrency,
-                   oracle=oracle_file or (oracle_docs_path() if oracle else None))
+                   oracle=oracle_file or (oracle_docs_path() if oracle else None),
+                   reuse_calls=tuple(split_names([reuse_calls or ""])))
     if opacity or run_opacity(run) - {""}:
         return OpaqueSuiteRequest(suite, opacity=opacity, **options)
     return SuiteRequest(suite, **options)

@@ -41,6 +41,7 @@ from play2prompt.evaluation.session import (
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm._base import LM, ChatRequest
 from play2prompt.progress import Reporter
+from play2prompt.store.meta import Meta
 from play2prompt.tools.model import Tool
 from play2prompt.tools.transform import drop_param_descriptions
 
@@ -144,11 +145,15 @@ class OpaqueSuiteRequest(SuiteRequest):
         with EvalSession.at(out, max_concurrency=self.max_concurrency) as session:
             session.start(config)
             task = session.model(lm if lm is not None else self.task_model)
+            session.reuse(task, self.reuse_calls, self.runs_dir)
             ctx = session.context(suite.base_dir, task, options.tool_timeout)
             evaluator = OpaqueEvaluator(suite, task, session.store, settings, ctx, reporter,
                                         drop=self.drop_param_desc,
                                         drop_keys={r: n for n, r in names.items()})
             result = asyncio.run(evaluator.run(sides))
+            reused = session.reused()
+            if reused:
+                session.store.set_meta(Meta.LAST_STATS, reused)
             result.config = config
             summary = summary_for_store(result)
             for side in result.sides:
