@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from play2prompt.evidence.facts import FactBook, known_doc
+from play2prompt.evidence.facts import Fact, FactBook, known_doc
 from play2prompt.evidence.gates import reads_like_code
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
@@ -35,7 +35,7 @@ from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.accuracy import Request as TaskRequest
 from play2prompt.method.accuracy import task_try
-from play2prompt.method.discovery import described_tool, discovered_tool
+from play2prompt.method.discovery import DESCRIBES, described_tool, discovered_tool
 from play2prompt.method.example import Example
 from play2prompt.method.play import NOT_EXECUTED, Attempt, PlayResult, ToolPlayer
 from play2prompt.method.requests import Request, RequestWriter
@@ -109,6 +109,7 @@ class ExampleSpace:
                 "play", self.tool.name, f"play-{self.tool.name}-{nid}",
                 iteration=iteration, parent=parent.id if parent else None,
                 state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
+        await self._describe()   # before the first requests are written, once a call ran
         found = await asyncio.gather(*(self._refined(play, parent, nid, iteration)
                                        for nid, play in zip(ids, plays) if play.ok))
         return list(found)
@@ -201,6 +202,10 @@ class ExampleSpace:
         self.described = await evidence_for(self.engine.config).describe.describe(
             discovered_tool(self.tool, self.book), self.engine, calls, self.book)
 
+    def _descriptions(self) -> list[Fact]:
+        """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""
+        return [f for f in self.book.all_facts() if f.kind == DESCRIBES]
+
     async def score(self, items: Sequence[Example], iteration: int) -> list[float]:
         return [ex.reward for ex in items]
 
@@ -220,7 +225,7 @@ class ExampleSpace:
                        iteration: int) -> Example:
         """N_E rounds of request / checks / grade / task-model test / reflection; the best."""
         assert play.invocation is not None and play.observation is not None
-        book = FactBook(self.tool, play.facts)
+        book = FactBook(self.tool, [*play.facts, *self._descriptions()])
         last_round = iteration >= self.engine.config.examples.depth
         best: Example | None = None
         previous = parent.item if parent is not None else None

@@ -95,8 +95,11 @@ def test_a_blank_tool_is_described_once_for_the_generator_never_for_the_task_mod
     assert "k (integer), n (integer), p (number)" in shown
     assert "function_3(k=3, n=5, p=0.7) -> 0.3087" in shown        # the executed call
     writes = [r for r in gen.requests if M3 in prompt_text(r)]
-    assert SAID not in prompt_text(writes[0])                 # iteration 0: before describing
-    assert SAID in prompt_text(writes[-1])                    # iteration 1: the description
+    # described from iteration 0's executed calls before its requests are written: the
+    # first request already knows what the tool does
+    assert SAID in prompt_text(writes[0]) and SAID in prompt_text(writes[-1])
+    first = gen.requests.index(writes[0])
+    assert gen.requests.index(asked) < first
     assert "the number of trials: 5" in prompt_text(writes[-1])   # labels: the meanings
     doc = facts_doc(discovered_tool(tool, space.book), space.book)
     assert doc.description.startswith(SAID)                   # the facts doc candidate has it
