@@ -19,6 +19,11 @@ def sweep_command(
     categories: Optional[str] = typer.Option(None, help="BFCL categories (comma-separated): "
                                                         "the benchmark's subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
+    opaque: Optional[str] = typer.Option(
+        None, "--opaque", metavar="SETTING,...",
+        help="a tools file shown opaque, as OpaqueToolsBench does (names, descriptions, "
+             "param-docs, params): every method optimizes and is evaluated on the opaque "
+             "tools, the real tools run"),
     limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
     name: Optional[str] = typer.Option(None, help="sweep name (folder runs/sweeps/NAME)"),
     variants: str = typer.Option(
@@ -79,7 +84,8 @@ def sweep_command(
         raise UserError("--limit must be >= 1")
     if name is not None:
         check_run_id(name)  # it names folders: runs/sweeps/NAME, runs/sweep-NAME-*
-    target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit)
+    target = _target(tools_file, queries, module, benchmark, categories, data_dir, limit,
+                     opaque)
     if oracle is not None:
         target = target.with_oracle(_oracle_file(oracle, benchmark))
     overrides = {"max_concurrency": max_concurrency, "task_mode": mode,
@@ -105,15 +111,19 @@ def sweep_command(
 
 def _target(tools_file: Path | None, queries: Path | None, module: str | None,
             benchmark: str | None, categories: str | None, data_dir: Path | None,
-            limit: int | None) -> Any:
+            limit: int | None, opaque: str | None = None) -> Any:
     from play2prompt.benchmarks import load_benchmark
     from play2prompt.sweep.target import benchmark_target, tools_target
 
     if benchmark:
+        if opaque:
+            raise UserError("sweep --opaque takes a tools file for now; for BFCL run "
+                            "p2p optimize --benchmark bfcl --opaque ... and p2p eval bfcl "
+                            "--opaque ... (--reuse-calls shares the docs-as-given side)")
         return benchmark_target(load_benchmark(benchmark), data_dir, categories, limit)
     if tools_file is None or queries is None:
         raise UserError("give --benchmark bfcl, or a tools.json with --queries FILE")
-    return tools_target(tools_file, queries, module, limit)
+    return tools_target(tools_file, queries, module, limit, opaque)
 
 
 def _oracle_file(oracle: str, benchmark: str | None) -> Path:

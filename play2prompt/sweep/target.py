@@ -33,6 +33,7 @@ class SweepTarget:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "suite": self.suite.name, "items": len(self.suite.items),
+                "opaque": self.suite.opaque,
                 "categories": self.suite.category_order(),
                 "tools": [t.name for t in self.tools],
                 "oracle": {t.name: t.doc.to_dict() for t in self.oracle}}
@@ -69,14 +70,24 @@ def benchmark_target(bench: Benchmark, data_dir: Path | None, subset: str | None
 
 
 def tools_target(tools_file: Path, queries: Path, module: str | None = None,
-                 limit: int | None = None) -> SweepTarget:
-    """The user's tools.json and a JSON Lines query file (see ``p2p eval tools.json``)."""
+                 limit: int | None = None, opaque: str | None = None) -> SweepTarget:
+    """The user's tools.json and a JSON Lines query file (see ``p2p eval tools.json``);
+    ``opaque``: the tools shown as ``--opaque`` shows them (every method optimizes and is
+    evaluated on the opaque tools, the real ones run; :mod:`play2prompt.evaluation.opaque`)."""
+    from play2prompt.evaluation.opaque import opaque_suite
     from play2prompt.evaluation.queries import load_queries, tools_suite
     from play2prompt.tools.loading import load_tools
+    from play2prompt.tools.opacity import Opacity
 
     tools = load_tools(tools_file, module=module)
-    suite = limit_items(tools_suite(tools, load_queries(queries, tools), tools_file.stem,
-                                    tools_file.parent), limit)
+    query_file = load_queries(queries, tools)
+    opacity = Opacity.parse(opaque)
+    if opacity:
+        suite = opaque_suite(tools, query_file, opacity, tools_file.stem, tools_file.parent)
+        tools = list(suite.tools.values())
+    else:
+        suite = tools_suite(tools, query_file, tools_file.stem, tools_file.parent)
+    suite = limit_items(suite, limit)
     used = set(called_tools(suite))
     return SweepTarget(tools_file.stem, suite, [t for t in tools if t.name in used],
                        tools_file.parent)

@@ -159,17 +159,19 @@ def evaluate(plan: TrialPlan, run: RunResult | None, ctx: SweepContext
     model = ctx.eval_lm.model_id
     setting = (settings.mode, settings.temperature, settings.max_tokens)
     side = plan.variant.side
-    base_key = stable_hash("baseline", model, setting, plan.drop, plan.seed, length=10)
+    shown = _opacity(ctx)     # an opaque target's evaluations are its own (not a clear one's)
+    base_key = stable_hash("baseline", model, setting, plan.drop, plan.seed, *shown, length=10)
     oracle = ctx.target.oracle if side == ORACLE else ()
     source = run.run_id if run is not None else stable_hash(
         [t.to_dict() for t in oracle], length=12)
     var_key = stable_hash(source, side, plan.demos, plan.drop, plan.seed, model, setting,
-                          length=10)
-    base_side = side_for("baseline", None, plan.demos, plan.drop, plan.seed)
+                          *shown, length=10)
+    base_side = _shown(ctx, side_for("baseline", None, plan.demos, plan.drop, plan.seed))
     baseline, skipped = _eval_side(ctx, base_key, base_side, settings)
     sides = [baseline]
     if side != "baseline":
-        var_side = side_for(side, run, plan.demos, plan.drop, plan.seed, oracle)
+        var_side = _shown(ctx, side_for(side, run, plan.demos, plan.drop, plan.seed, oracle),
+                          run, oracle)
         sides.append(_eval_side(ctx, var_key, var_side, settings)[0])
     else:
         var_key = base_key
@@ -180,6 +182,21 @@ def evaluate(plan: TrialPlan, run: RunResult | None, ctx: SweepContext
                      "variant": side, "demos": plan.demos, "drop_param_desc": plan.drop,
                      "sweep": ctx.name, "sweep_variant": plan.variant.name}
     return result, var_key
+
+
+def _opacity(ctx: SweepContext) -> tuple[str, ...]:
+    return (f"opaque:{ctx.target.suite.opaque}",) if ctx.target.suite.opaque else ()
+
+
+def _shown(ctx: SweepContext, side: PromptSide, run: RunResult | None = None,
+           oracle: Any = ()) -> PromptSide:
+    """``side`` as an opaque target shows it (a run's docs and the oracle's under the shown
+    names, the parameters play discovered); as it is for a clear target."""
+    if not ctx.target.suite.shown_names:
+        return side
+    from play2prompt.evaluation.opaque import opaque_sides
+
+    return opaque_sides([side], run, ctx.target.suite, oracle)[0]
 
 
 def attach_eval(run: RunResult, result: EvalResult, key: str) -> None:

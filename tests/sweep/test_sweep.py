@@ -133,6 +133,9 @@ def test_cli_sweep_and_report(tmp_path, capsys):
     assert main(["sweep", "--generator", "fake", "--runs-dir", str(tmp_path / "r")]) == 2
     assert main(["sweep", "--benchmark", "bfcl", "--space", "depth", "--generator",
                  "fake", "--runs-dir", str(tmp_path / "r")]) == 2
+    assert main(["sweep", "--benchmark", "bfcl", "--opaque", "names", "--generator", "fake",
+                 "--runs-dir", str(tmp_path / "r")]) == 2
+    assert "takes a tools file" in capsys.readouterr().err
 
 
 def test_other_swept_settings_get_rows_of_their_own_in_the_summary(tmp_path):
@@ -177,3 +180,33 @@ def test_a_failed_trial_names_the_bug_the_tool_and_keeps_the_traceback(tmp_path)
     assert any(line.startswith("trial 0 failed: ArithmeticError") and str(kept) in line
                for line in lines)
     assert "Traceback" in kept.read_text() and "_generate" in kept.read_text()
+
+
+def test_an_opaque_sweep_optimizes_and_evaluates_the_opaque_tools(tmp_path):
+    """``p2p sweep TOOLS --opaque ...``: every side shows function_1..N with blank docs (the
+    oracle's docs under those names), the gold calls are renamed and the real tools run."""
+    from play2prompt.lm.fake import FakeLM, tool_call
+    from play2prompt.sweep.target import tools_target
+    from tests.conftest import EXAMPLES
+    from tests.sweep.helpers import BMI, LOAN, QUERIES, write_queries
+
+    shown = {"loan_payment": "function_6", "body_mass_index": "function_2"}
+    answers = [(q["query"], tool_call(shown[c["name"]], c["arguments"]))
+               for q in QUERIES for c in q["calls"]]
+    task = FakeLM(rules=answers, fill_schema=True, model_id="fake-task")
+    hidden = "names,descriptions,param-docs"
+    target = tools_target(EXAMPLES / "tools.json", write_queries(tmp_path), opaque=hidden)
+    target = target.with_oracle(EXAMPLES / "tools.oracle.json")
+    assert sorted(t.name for t in target.tools) == ["function_2", "function_6"]
+    result = run_sweep(spec("dark", "full,oracle"), target, generator=CountingLM(),
+                       task_model=task, runs_dir=tmp_path / "runs", log=lambda _m: None)
+    rows = {r["variant"]: r for r in result.trials.to_dict("records")}
+    assert rows["full"]["baseline"] == rows["oracle"]["baseline"] == 100.0  # real tools ran
+    asked = [r for r in task.requests if any(q["query"] in str(r.messages) for q in QUERIES)]
+    names = {t.get("function", t)["name"] for r in asked for t in r.tools}
+    assert names == {f"function_{i}" for i in range(1, 8)}          # never a real name
+    oracle_bmi = next(t for t in target.oracle if t.name == "body_mass_index")
+    assert any(oracle_bmi.description in str(r.tools) for r in asked)  # under function_2
+    assert json.loads((result.sweep_dir / "sweep.json").read_text())["target"]["opaque"] == \
+        hidden
+    assert {LOAN["name"], BMI["name"]}.isdisjoint(names)
