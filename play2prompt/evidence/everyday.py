@@ -3,7 +3,8 @@
 A fact about a parameter often says how a person's way of saying a value differs from what the
 tool takes: "Height is in centimetres" (people say 1.8 m), "annual_rate is a percentage"
 (people say 5 %, and a model reading a thin doc writes 0.05), "Format: YYYY-MM-DD" (people say
-April 15, 2023), "Format: HH:MM" (6:30 pm). Where a fact makes the conversion checkable, code
+April 15, 2023), "Format: HH:MM" (6:30 pm), a unit code among the accepted values (km:
+kilometres). Where a fact makes the conversion checkable, code
 makes the form and checks that a request says it: the small generator only has to write it into
 a request, and no re-reading by the generator (which must then convert it back) decides
 whether the test is kept. Values with no such fact (a code among accepted values, say) have no
@@ -20,6 +21,7 @@ from datetime import date, time
 from functools import cache
 from typing import Any
 
+from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.method.rewards import value_in_text
@@ -34,7 +36,7 @@ class Form:
     ``mark`` (a regular expression, case-insensitive) it must match too, such as a unit or a
     month's name."""
 
-    kind: str                       # unit | percent | fraction | date | time
+    kind: str                       # unit | percent | fraction | date | time | unit name
     text: str
     numbers: tuple[float, ...] = ()
     mark: str = ""
@@ -123,9 +125,24 @@ def text_form(value: Any) -> Form | None:
     return None
 
 
+def code_form(value: str, rule: str) -> Form | None:
+    """A unit code the tool takes among values its facts list (km, ft) by its everyday name
+    (kilometres, feet)."""
+    code = value.strip()
+    listing = re.search(rf"{re.escape(ACCEPTS.strip())}([^.]*)", rule)   # the facts' own list
+    listed = listing is not None and code in [v.strip() for v in listing.group(1).split(",")]
+    name = _data()["names"].get(code)
+    said = next((f[code] for f in _families() if code in f), None)
+    if not (listed and name and said):
+        return None
+    return Form("unit name", name, (), rf"\b(?:{said})\b")
+
+
 def everyday_form(value: Any, rule: str) -> Form | None:
     """The form code can make for ``value`` under ``rule`` (the param's facts), or None."""
-    return text_form(value) if isinstance(value, str) else number_form(value, rule)
+    if isinstance(value, str):
+        return text_form(value) or code_form(value, rule)
+    return number_form(value, rule)
 
 
-__all__ = ["Form", "everyday_form", "number_form", "text_form", "tool_unit"]
+__all__ = ["Form", "code_form", "everyday_form", "number_form", "text_form", "tool_unit"]

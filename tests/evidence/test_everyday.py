@@ -19,6 +19,7 @@ BMI_RULE = ("Height is in centimetres. Weight and height must be positive. '1.7'
     ("2023-04-15", "Format: YYYY-MM-DD.", "April 15, 2023"),
     ("18:30", "Format: HH:MM.", "6:30 pm"),
     ("00:00", "Format: HH:MM.", "12 am"),
+    ("km", "unit name. One of: cm, ft, km, m.", "kilometres"),   # a listed unit code
 ])
 def test_a_fact_gives_the_form_people_say(value, rule, text):
     form = everyday_form(value, rule)
@@ -33,6 +34,8 @@ def test_a_fact_gives_the_form_people_say(value, rule, text):
     (1234.5678, "length in millimetres"),                 # not a clean conversion
     (True, "a percentage"),
     ("USD", "One of: EUR, USD."),                         # codes: the generator's to say
+    ("yd", "One of: ft, yd."),                            # a unit the data does not name
+    ("in", "height in metres"),                           # a word of the rule, not listed
     ("2023-02-30", "Format: YYYY-MM-DD."),                # no such day
 ])
 def test_no_form_where_the_fact_gives_none(value, rule):
@@ -51,3 +54,6 @@ def test_a_request_must_say_the_form_not_something_near_it():
     evening = everyday_form("18:30", "")
     assert evening.said_in("at 6:30 p.m.") and not evening.said_in("at 18:30")
     assert tool_unit(BMI_RULE) == "cm" and tool_unit("is a percentage") == "percent"
+    unit = everyday_form("km", "One of: km, m.")
+    assert unit.said_in("5 kilometres in miles") and unit.said_in("5 km in miles")  # the gate
+    # then refuses "km" as written (fact_tests.says_as_given); the form only checks the name

@@ -127,17 +127,17 @@ def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_nu
 def test_a_value_among_accepted_codes_is_said_by_the_generator_and_verified_by_rereading(
         example_tools, make_engine):
     units = next(t for t in example_tools if t.name == "convert_units")
-    call = {"value": 5, "from_unit": "km", "to_unit": "mi"}
-    query = "How many miles are 5 kilometres?"
+    call = {"value": 5, "from_unit": "c", "to_unit": "f"}   # no everyday name in the data
+    query = "What is 5 degrees Celsius in Fahrenheit?"
     gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, call)])
     engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
 
     async def run():
         book = FactBook(units)
-        wrong = Invocation(units.name, {"value": 5, "from_unit": "kilometres", "to_unit": "mi"})
+        wrong = Invocation(units.name, {"value": 5, "from_unit": "celsius", "to_unit": "f"})
         book.observe(wrong, await engine.runtime.run(wrong))
         inv = Invocation(units.name, call)
-        ex = Example(units.name, "5 km in mi?", inv, await engine.runtime.run(inv), "",
+        ex = Example(units.name, "5 c in f?", inv, await engine.runtime.run(inv), "",
                      3.0, 0.0, 3.0, solved=True)
         return book, ExampleSpace(units, engine, book), ex
 
@@ -205,3 +205,25 @@ def test_a_tested_number_must_be_said_somehow():
     assert says_a_number(4, "200,000 over 30 years at four percent", others)
     assert says_a_number(4, "200,000 over 30 years at 0.04", others)
     assert says_a_number("EUR", "anything at all", others)          # only numbers are checked
+
+
+def test_a_listed_unit_code_gets_its_everyday_name_checked_by_code(example_tools, make_engine):
+    units = next(t for t in example_tools if t.name == "convert_units")
+    call = {"value": 5, "from_unit": "km", "to_unit": "mi"}
+    query = "How many miles are 5 kilometres?"
+    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, call)])
+    engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
+
+    async def run():
+        book = FactBook(units)
+        wrong = Invocation(units.name, {"value": 5, "from_unit": "kilometres", "to_unit": "mi"})
+        book.observe(wrong, await engine.runtime.run(wrong))
+        inv = Invocation(units.name, call)
+        ex = Example(units.name, "5 km in mi?", inv, await engine.runtime.run(inv), "",
+                     3.0, 0.0, 3.0, solved=True)
+        return await write_fact_tests(units, engine, ExampleSpace(units, engine, book), [ex])
+
+    tests = asyncio.run(run())
+    assert [t.query for t in tests] == [query]
+    assert "say it as: kilometres" in str(gen.requests[0].messages)
+    assert not any(REREAD in str(r.messages) for r in gen.requests)
