@@ -151,10 +151,16 @@ class FactTestWriter:
         shown = f"{label}: {value}" + (f" (say it as: {form.text})" if form else "")
         note = ""
         for t in range(QUERY_TRIES):
-            messages = eng.prompts.render(
-                "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
-                target=shown, rule=target.rule,
-                values=describe_values(others, labels) + note)
+            if form is not None:   # the form is one more value to say plainly: m3's own task
+                said = Invocation(inv.name, {**inv.arguments, param: form.text})
+                messages = eng.prompts.render(
+                    "m3", doc=known_doc(self.tool, book), output=obs.render(800),
+                    values=describe_values(said, labels), context=note.strip())
+            else:
+                messages = eng.prompts.render(
+                    "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
+                    target=shown, rule=target.rule,
+                    values=describe_values(others, labels) + note)
             (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
                                       seed=derive_seed(seed_key, "m3-fact", t),
                                       temperature=retry_temperature(eng.config.temperature, t),

@@ -13,6 +13,7 @@ from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.tools.model import Invocation
 
 M3F = "The value to say in another everyday form"
+M3 = "Values the message must contain"
 REREAD = "Write the arguments."
 CALL = {"weight": 70, "height": 175}
 
@@ -42,7 +43,7 @@ def _task_model():
 
 def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine):
     query = "I weigh 70 kg and I am 1.75 m tall. What is my BMI?"
-    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, CALL)])
+    gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, CALL)])
     engine = make_engine([bmi], gen, _task_model(), lam=1.0)
 
     async def run():
@@ -54,7 +55,7 @@ def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine)
     assert [t.query for t in tests] == [query]
     # the form is code's (175 cm -> 1.75 metres), shown to the writer and checked by code: the
     # generator never has to convert it back (no re-reading)
-    assert "say it as: 1.75 metres" in str(gen.requests[0].messages)
+    assert ": 1.75 metres" in str(gen.requests[0].messages)     # one more value to say
     assert not any(REREAD in str(r.messages) for r in gen.requests)
     test = tests[0]
     assert "converted by code" in test.rederived
@@ -68,7 +69,7 @@ def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine)
 
 
 def test_a_request_that_changes_another_value_is_still_gated(bmi, make_engine):
-    gen = FakeLM(rules=[(M3F, {"query": "I weigh 80 kg and I am 1.75 m tall. My BMI?"}),
+    gen = FakeLM(rules=[(M3, {"query": "I weigh 80 kg and I am 1.75 m tall. My BMI?"}),
                         (REREAD, {"weight": 80, "height": 175})])
     engine = make_engine([bmi], gen, _task_model(), lam=1.0)
 
@@ -81,7 +82,7 @@ def test_a_request_that_changes_another_value_is_still_gated(bmi, make_engine):
 
 
 def test_a_conversion_that_is_not_the_calls_value_is_refused_by_code(bmi, make_engine):
-    gen = FakeLM(rules=[(M3F, {"query": "I weigh 70 kg and I am 1.80 m tall. My BMI?"}),
+    gen = FakeLM(rules=[(M3, {"query": "I weigh 70 kg and I am 1.80 m tall. My BMI?"}),
                         (REREAD, {"weight": 70, "height": 180})])
     engine = make_engine([bmi], gen, _task_model(), lam=1.0)
 
@@ -116,7 +117,7 @@ def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_nu
     query = "What would I pay each month on a 20,000 loan at 4 % for 10 years?"
     task = FakeLM(rules=[("4 %", tool_call(loan.name, {"principal": 20000, "annual_rate": 0.04,
                                                        "years": 10}))])
-    engine = make_engine([loan], FakeLM(rules=[(M3F, {"query": query})]), task, lam=1.0)
+    engine = make_engine([loan], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
     space, ex = _loan_material(engine, loan)
     assert any("positive" in f.text for f in space.book.of("principal"))
     assert [t.param for t in plan_targets(loan, [ex], space.book, 4)] == ["annual_rate"]
@@ -184,7 +185,7 @@ def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi,
     assert says_as_given("CAD", "200 USD to cad") and not says_as_given("CAD", "Canadian dollars")
     assert says_as_given("F", "in °F please") and not says_as_given("F", "in Fahrenheit for me")
     assert says_as_given("new_york", "in New York") and not says_as_given(True, "yes")
-    gen = FakeLM(rules=[(M3F, {"query": "I weigh 70 kg and I am 175 cm tall. My BMI?"}),
+    gen = FakeLM(rules=[(M3, {"query": "I weigh 70 kg and I am 175 cm tall. My BMI?"}),
                         (REREAD, CALL)])
     engine = make_engine([bmi], gen, _task_model(), lam=1.0)
 
@@ -193,8 +194,8 @@ def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi,
         return await write_fact_tests(bmi, engine, space, [ex])
 
     assert asyncio.run(run()) == []
-    drafts = [r for r in gen.requests if M3F in str(r.messages)]
-    assert len(drafts) == 3 and "the way the tool takes it" in str(drafts[-1].messages)
+    drafts = [r for r in gen.requests if M3 in str(r.messages)]
+    assert len(drafts) == 3 and "does not say height as 1.75 metres" in str(drafts[-1].messages)
 
 
 def test_a_tested_number_must_be_said_somehow():
@@ -211,7 +212,7 @@ def test_a_listed_unit_code_gets_its_everyday_name_checked_by_code(example_tools
     units = next(t for t in example_tools if t.name == "convert_units")
     call = {"value": 5, "from_unit": "km", "to_unit": "mi"}
     query = "How many miles are 5 kilometres?"
-    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, call)])
+    gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, call)])
     engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
 
     async def run():
@@ -225,5 +226,18 @@ def test_a_listed_unit_code_gets_its_everyday_name_checked_by_code(example_tools
 
     tests = asyncio.run(run())
     assert [t.query for t in tests] == [query]
-    assert "say it as: kilometres" in str(gen.requests[0].messages)
+    assert ": kilometres" in str(gen.requests[0].messages)
     assert not any(REREAD in str(r.messages) for r in gen.requests)
+
+
+def test_a_form_said_beside_the_value_as_the_tool_takes_it_tests_nothing():
+    from play2prompt.evidence.everyday import everyday_form
+    from play2prompt.evidence.fact_tests import _form_problems
+
+    form = everyday_form(175, "Height is in centimetres.")
+    others = Invocation("body_mass_index", {"weight": 70})
+    assert _form_problems(form, 175, "I weigh 70 kg and am 1.75 m tall", "height", others) == []
+    both = _form_problems(form, 175, "I weigh 70 kg, 1.75 m (175 cm) tall", "height", others)
+    assert both and "the way the tool takes it" in both[0]
+    rate = everyday_form(4, "a percentage between 0 and 100")
+    assert _form_problems(rate, 4, "a 20,000 loan at 4 % over 10 years", "rate", others) == []
