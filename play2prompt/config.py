@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from play2prompt.errors import UserError
-from play2prompt.evidence.names import EVIDENCE
+from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE
 
 
 def split_names(items: Iterable[object] | None) -> list[str]:
@@ -54,7 +54,7 @@ class OptimizeConfig:
     optimize_docs: bool = True       # Step 2 on/off
     # the evidence components on (play2prompt.evidence: what small models need beyond the
     # paper); () is the paper's method exactly. The three switches below also turn one off.
-    evidence: tuple[str, ...] = EVIDENCE
+    evidence: tuple[str, ...] = DEFAULT_EVIDENCE
     evidence_notes: bool = True      # add the code-written facts doc (D0 + what play showed)
     probe: bool = True               # probe each tool from a call that ran (out-of-range values)
     # Step 1b: requests that state a value the way people say it where that differs from what

@@ -97,7 +97,9 @@ def test_a_held_out_tie_ships_what_wins_on_training(tool, make_engine):
 
 
 def test_better_rewrite_is_chosen_and_completed(tool, make_engine):
-    engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False)
+    from play2prompt.evidence.names import EVIDENCE   # doc-completion is off by default
+
+    engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False, evidence=EVIDENCE)
     examples = loan_examples(engine)
     engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite")
     out, hold = _search(tool, engine, examples)
