@@ -153,7 +153,13 @@ def test_demos_ship_only_when_they_beat_fewer(tool, make_engine):
         0, {"0": 1.0, "1": 1.0, "3": 1.0})
     engine.task_model = _task_model(examples, lambda k, q, d: d)
     k, scores = asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3))
-    assert k == 1 and scores == {"0": 0.0, "1": 1.0, "3": 1.0}
+    assert len(hold) == 2 and k == 1 and scores == {"0": 0.0, "1": 1.0, "3": 1.0}
+    # one held-out example more is noise: no demos ship on it
+    assert asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold[:1], 3))[0] == 0
+    one_right = {hold[0].query}
+    engine.task_model = _task_model(examples, lambda k, q, d: d and q in one_right)
+    k, scores = asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3))
+    assert scores == {"0": 0.0, "1": 0.5, "3": 0.5} and k == 0
 
 
 def test_a_rewrite_never_blanks_a_parameter_nor_keeps_a_refuted_statement(example_tools):
