@@ -146,3 +146,34 @@ def extract_json(text: str) -> Any:
             except json.JSONDecodeError:
                 continue
     raise ValueError(f"no JSON found in output: {text[:80]!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class JsonScan:
+    """A JSON text read once, character by character, without parsing (so a text cut short or
+    nested without limit costs no recursion): its brackets outside strings, in order, and
+    where a string left open at the end starts (-1: none) and whether the text ends right
+    after a backslash in it."""
+
+    brackets: tuple[tuple[int, str], ...]
+    open_string: int = -1
+    escaped: bool = False
+
+
+def scan_json(text: str) -> JsonScan:
+    """The :class:`JsonScan` of ``text`` (a string's quotes and escapes respected)."""
+    brackets: list[tuple[int, str]] = []
+    in_string, escaped, start = False, False, -1
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string, start = True, i
+        elif ch in "[]{}":
+            brackets.append((i, ch))
+    return JsonScan(tuple(brackets), start if in_string else -1, in_string and escaped)

@@ -21,3 +21,13 @@ def test_extract_json_finds_the_value(text, expected):
 def test_extract_json_says_what_it_could_not_read(text):
     with pytest.raises(ValueError):
         extract_json(text)
+
+
+def test_a_json_scan_sees_brackets_outside_strings_and_a_string_left_open():
+    from play2prompt.jsonutil import scan_json
+
+    done = scan_json('{"a": "[x\\"]", "b": [1]}')
+    assert [c for _, c in done.brackets] == ["{", "[", "]", "}"]
+    assert done.open_string == -1 and not done.escaped
+    cut = scan_json('{"a": [1, "te\\')
+    assert [c for _, c in cut.brackets] == ["{", "["] and cut.open_string == 10 and cut.escaped

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence.error_text import norm, words
+from play2prompt.jsonutil import scan_json
 
 MISSING: Any = object()     # an issue that carries no input value
 _MESSAGE_KEYS = ("msg", "message", "detail", "description", "reason", "title")
@@ -121,24 +122,14 @@ def _load(text: str) -> tuple[Any, str | None]:
 
 def _close(text: str) -> tuple[str, str | None]:
     stack: list[str] = []
-    in_str, esc, start = False, False, -1
-    for i, ch in enumerate(text):
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str, start = True, i
-        elif ch in "{[":
+    scan = scan_json(text)
+    for _, ch in scan.brackets:
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
+        elif stack:
             stack.pop()
-    cut = None
-    if in_str:
+    cut, start, esc = None, scan.open_string, scan.escaped
+    if start >= 0:
         body = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", text[start + 1:])
         body = body[:-1] if esc else body
         cut = json.loads(f'"{body}"')

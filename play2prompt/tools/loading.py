@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError, UserError
+from play2prompt.jsonutil import scan_json
 from play2prompt.tools.effects import check_sandbox, declared_side_effects
 from play2prompt.tools.executors._base import available_executors, executor_kind, find_executor
 from play2prompt.tools.lint import lint_spec
@@ -83,23 +84,11 @@ def read_json_file(path: Path, error: type[UserError] = ToolsFileError) -> Any:
 def _depth_over(text: str, limit: int) -> bool:
     """Whether brackets outside strings nest deeper than ``limit`` (before parsing, so a
     pathological file costs no recursion)."""
-    depth, in_string, escaped = 0, False, False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif ch in "]}":
-            depth -= 1
+    depth = 0
+    for _, ch in scan_json(text).brackets:
+        depth += 1 if ch in "[{" else -1
+        if depth > limit:
+            return True
     return False
 
 
