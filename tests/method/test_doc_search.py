@@ -97,7 +97,7 @@ def test_a_held_out_tie_ships_what_wins_on_training(tool, make_engine):
 
 
 def test_better_rewrite_is_chosen_and_completed(tool, make_engine):
-    from play2prompt.evidence.names import EVIDENCE   # doc-completion is off by default
+    from play2prompt.evidence.names import EVIDENCE  # doc-completion is off by default
 
     engine = make_engine([tool], _generator(), FakeLM(), evidence_notes=False, evidence=EVIDENCE)
     examples = loan_examples(engine)
