@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, time
-from functools import cache
 from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS
@@ -48,22 +47,12 @@ class Form:
         return not self.mark or re.search(self.mark, query, re.I) is not None
 
 
-@cache
-def _data() -> dict[str, Any]:
-    return words(DATA)
-
-
-@cache
-def _families() -> tuple[dict[str, str], ...]:
-    return tuple(words()["unit_families"])
-
-
 def tool_unit(rule: str) -> str | None:
     """The unit a rule says the tool takes ("is in centimetres", "as a percentage"): the one
     unit said after "in"/"as" (or, for percent vs fraction, the one said at all)."""
     before = "|".join(words()["unit_preposition"])
     found = []
-    for family in _families():
+    for family in words()["unit_families"]:
         for unit, said in family.items():
             bare = unit in ("percent", "fraction")
             lead = "" if bare else rf"\b(?:{before})\s+(?:an?\s+)?"
@@ -72,12 +61,18 @@ def tool_unit(rule: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def unit_words(unit: str) -> str | None:
+    """The pattern of the words that say the canonical ``unit`` (the fact reader's
+    ``unit_families``), or None for a unit no family has."""
+    return next((f[unit] for f in words()["unit_families"] if unit in f), None)
+
+
 def _number(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
 def _percent() -> str:
-    return rf"%|\b(?:{_data()['percent']})\b"
+    return rf"%|\b(?:{words(DATA)['percent']})\b"
 
 
 def number_form(value: Any, rule: str) -> Form | None:
@@ -90,15 +85,14 @@ def number_form(value: Any, rule: str) -> Form | None:
     if unit == "fraction" and 0 < value < 1:
         shown = round(value * 100, 3)
         return Form("fraction", f"{_number(shown)} %", (shown,), _percent())
-    data = _data()
+    data = words(DATA)
     other = data["everyday"].get(unit or "")
     if other is None:
         return None
     converted = value * data["scales"][unit] / data["scales"][other]
     if abs(round(converted, 3) - converted) > _NEAR or not 0.1 <= abs(converted) <= 10_000:
         return None
-    said = next(f[other] for f in _families() if other in f)   # the word, or the symbol
-    mark = rf"\b(?:{said})\b|(?<=\d)\s?{re.escape(other)}\b"
+    mark = rf"\b(?:{unit_words(other)})\b|(?<=\d)\s?{re.escape(other)}\b"  # word or symbol
     return Form("unit", f"{_number(converted)} {data['names'][other]}", (round(converted, 3),),
                 mark)
 
@@ -107,7 +101,7 @@ def text_form(value: Any) -> Form | None:
     """A date as people write it (April 15, 2023), a time on the 12-hour clock (6:30 pm)."""
     if not isinstance(value, str):
         return None
-    fmt, data = format_of(value), _data()
+    fmt, data = format_of(value), words(DATA)
     try:
         if fmt == "YYYY-MM-DD":
             day = date.fromisoformat(value.strip())
@@ -131,8 +125,8 @@ def code_form(value: str, rule: str) -> Form | None:
     code = value.strip()
     listing = re.search(rf"{re.escape(ACCEPTS.strip())}([^.]*)", rule)   # the facts' own list
     listed = listing is not None and code in [v.strip() for v in listing.group(1).split(",")]
-    name = _data()["names"].get(code)
-    said = next((f[code] for f in _families() if code in f), None)
+    name = words(DATA)["names"].get(code)
+    said = unit_words(code)
     if not (listed and name and said):
         return None
     return Form("unit name", name, (), rf"\b(?:{said})\b")
@@ -145,4 +139,5 @@ def everyday_form(value: Any, rule: str) -> Form | None:
     return number_form(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "number_form", "text_form", "tool_unit"]
+__all__ = ["Form", "code_form", "everyday_form", "number_form", "text_form", "tool_unit",
+           "unit_words"]

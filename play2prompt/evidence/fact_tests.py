@@ -148,7 +148,6 @@ class FactTestWriter:
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
         form = everyday_form(value, target.rule)   # made and checked by code, when it can be
-        shown = f"{label}: {value}" + (f" (say it as: {form.text})" if form else "")
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
@@ -159,7 +158,7 @@ class FactTestWriter:
             else:
                 messages = eng.prompts.render(
                     "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
-                    target=shown, rule=target.rule,
+                    target=f"{label}: {value}", rule=target.rule,
                     values=describe_values(others, labels) + note)
             (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
                                       seed=derive_seed(seed_key, "m3-fact", t),
