@@ -125,6 +125,20 @@ def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_nu
     assert [(t.query, t.r_e) for t in tests] == [(query, 1.0)]   # D0 reads 4 % as 0.04
 
 
+def _units_material(engine, units, call, unknown):
+    """The facts of a convert_units call whose from_unit the tool rejects (``unknown``: it
+    lists the units it takes) and a verified example of ``call``."""
+    async def run():
+        book = FactBook(units)
+        wrong = Invocation(units.name, {**call, "from_unit": unknown})
+        book.observe(wrong, await engine.runtime.run(wrong))
+        inv = Invocation(units.name, call)
+        ex = Example(units.name, "convert it", inv, await engine.runtime.run(inv), "",
+                     3.0, 0.0, 3.0, solved=True)
+        return book, ExampleSpace(units, engine, book), ex
+    return asyncio.run(run())
+
+
 def test_a_value_among_accepted_codes_is_said_by_the_generator_and_verified_by_rereading(
         example_tools, make_engine):
     units = next(t for t in example_tools if t.name == "convert_units")
@@ -132,17 +146,7 @@ def test_a_value_among_accepted_codes_is_said_by_the_generator_and_verified_by_r
     query = "What is 5 degrees Celsius in Fahrenheit?"
     gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, call)])
     engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
-
-    async def run():
-        book = FactBook(units)
-        wrong = Invocation(units.name, {"value": 5, "from_unit": "celsius", "to_unit": "f"})
-        book.observe(wrong, await engine.runtime.run(wrong))
-        inv = Invocation(units.name, call)
-        ex = Example(units.name, "5 c in f?", inv, await engine.runtime.run(inv), "",
-                     3.0, 0.0, 3.0, solved=True)
-        return book, ExampleSpace(units, engine, book), ex
-
-    book, space, ex = asyncio.run(run())
+    book, space, ex = _units_material(engine, units, call, "celsius")
     assert book.accepted("from_unit")
     targets = plan_targets(units, [ex], book, 1)
     assert [t.param for t in targets] == ["from_unit"]
@@ -214,17 +218,8 @@ def test_a_listed_unit_code_gets_its_everyday_name_checked_by_code(example_tools
     query = "How many miles are 5 kilometres?"
     gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, call)])
     engine = make_engine([units], gen, FakeLM(fill_schema=True), lam=1.0)
-
-    async def run():
-        book = FactBook(units)
-        wrong = Invocation(units.name, {"value": 5, "from_unit": "kilometres", "to_unit": "mi"})
-        book.observe(wrong, await engine.runtime.run(wrong))
-        inv = Invocation(units.name, call)
-        ex = Example(units.name, "5 km in mi?", inv, await engine.runtime.run(inv), "",
-                     3.0, 0.0, 3.0, solved=True)
-        return await write_fact_tests(units, engine, ExampleSpace(units, engine, book), [ex])
-
-    tests = asyncio.run(run())
+    _, space, ex = _units_material(engine, units, call, "kilometres")
+    tests = asyncio.run(write_fact_tests(units, engine, space, [ex]))
     assert [t.query for t in tests] == [query]
     assert ": kilometres" in str(gen.requests[0].messages)
     assert not any(REREAD in str(r.messages) for r in gen.requests)
