@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +18,19 @@ from play2prompt.tools.loading import load_tools
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@contextmanager
+def module_context(folder: Path, filename: str, source: str,
+                   **options: Any) -> Iterator[ExecContext]:
+    """An execution context over ``folder`` holding the module ``filename`` written from
+    ``source`` (tools a test defines for itself), closed afterwards."""
+    (folder / filename).write_text(source)
+    ctx = ExecContext(base_dir=folder, **options)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
 
 
 def pytest_configure(config):

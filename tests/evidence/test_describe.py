@@ -19,8 +19,8 @@ from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.example_search import ExampleSpace
 from play2prompt.scrub import REDACTED, Scrubber
-from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
+from tests.conftest import module_context
 
 DESCRIBE_MARK = "You work out what an undocumented function does"
 M1 = "Write the arguments for a new call to "
@@ -42,10 +42,8 @@ MODULE = textwrap.dedent('''
 
 @pytest.fixture
 def exec_ctx(tmp_path):
-    (tmp_path / "stats.py").write_text(MODULE)
-    ctx = ExecContext(base_dir=tmp_path, default_timeout=30.0)
-    yield ctx
-    ctx.close()
+    with module_context(tmp_path, "stats.py", MODULE, default_timeout=30.0) as ctx:
+        yield ctx
 
 
 def _tool(description: str = "") -> Tool:

@@ -14,8 +14,8 @@ from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.example_search import ExampleSpace
 from play2prompt.method.play import ToolPlayer
-from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
+from tests.conftest import module_context
 
 BARE = {"type": "object", "properties": {}}
 M1 = "Write the arguments for a new call to "
@@ -42,10 +42,8 @@ MODULE = textwrap.dedent('''
 @pytest.fixture
 def exec_ctx(tmp_path):
     """Tools from a module written here (overrides the shared fixture's examples folder)."""
-    (tmp_path / "shapes.py").write_text(MODULE)
-    ctx = ExecContext(base_dir=tmp_path, default_timeout=30.0)
-    yield ctx
-    ctx.close()
+    with module_context(tmp_path, "shapes.py", MODULE, default_timeout=30.0) as ctx:
+        yield ctx
 
 
 def bare_tool(function, name=""):

@@ -7,8 +7,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from play2prompt.tools.executors._base import ExecContext, make_executor
+from play2prompt.tools.executors._base import make_executor
 from play2prompt.tools.model import Tool
+from tests.conftest import module_context
 
 SLOW = '''
 import os, time
@@ -29,10 +30,8 @@ def factorial(n: int = 3000):
 
 @pytest.fixture
 def ctx(tmp_path):
-    (tmp_path / "slow_tools.py").write_text(SLOW)
-    c = ExecContext(base_dir=tmp_path, default_timeout=1.0)
-    yield c
-    c.close()
+    with module_context(tmp_path, "slow_tools.py", SLOW, default_timeout=1.0) as c:
+        yield c
 
 
 def _tool(name, executor):

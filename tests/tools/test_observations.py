@@ -6,10 +6,10 @@ import json
 import pytest
 
 from play2prompt.store.db import RunStore
-from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
 from play2prompt.tools.runtime import ToolRuntime
+from tests.conftest import module_context
 
 BIG_TOOLS = '''
 CALLS = []
@@ -54,10 +54,9 @@ def test_cap_marks_the_full_size():
 
 @pytest.fixture
 def big_ctx(tmp_path):
-    (tmp_path / "big_tools.py").write_text(BIG_TOOLS)
-    ctx = ExecContext(base_dir=tmp_path, default_timeout=20.0, observation_limit=10_000)
-    yield ctx
-    ctx.close()
+    with module_context(tmp_path, "big_tools.py", BIG_TOOLS, default_timeout=20.0,
+                        observation_limit=10_000) as ctx:
+        yield ctx
 
 
 def _tool(name):

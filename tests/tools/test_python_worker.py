@@ -19,7 +19,7 @@ from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import ExecContext, make_executor
 from play2prompt.tools.loading import check_tool_executors
 from play2prompt.tools.model import Tool
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT, module_context
 
 TOOLS = '''
 import os, signal, time
@@ -45,10 +45,8 @@ def bye():
 
 @pytest.fixture
 def ctx(tmp_path):
-    (tmp_path / "w_tools.py").write_text(TOOLS)
-    c = ExecContext(base_dir=tmp_path, default_timeout=10.0)
-    yield c
-    c.close()
+    with module_context(tmp_path, "w_tools.py", TOOLS, default_timeout=10.0) as c:
+        yield c
 
 
 def _ex(ctx, name, fn=None, **conf):
