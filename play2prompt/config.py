@@ -66,6 +66,10 @@ class OptimizeConfig:
     # wrong (play2prompt.method.siblings). 0: the tool alone (the paper)
     siblings: int = 0
     sibling_pick: str = "random"    # which K: random | similar (most alike in shape)
+    # the tool-set check: once every tool is done, up to this many verified examples per tool
+    # asked with all tools shown, each as it would ship; a change the set does no worse
+    # without is undone (play2prompt.method.tool_set_check). 0: off (the paper)
+    set_check: int = 0
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
     draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}
@@ -161,6 +165,8 @@ def validate(cfg: OptimizeConfig) -> None:
         raise UserError("fact_tests must be 0 (off) or more")
     if not isinstance(cfg.siblings, int) or isinstance(cfg.siblings, bool) or cfg.siblings < 0:
         raise UserError(f"siblings must be 0 (the tool alone) or more, got {cfg.siblings!r}")
+    if not isinstance(cfg.set_check, int) or isinstance(cfg.set_check, bool) or cfg.set_check < 0:
+        raise UserError(f"set_check must be 0 (off) or more, got {cfg.set_check!r}")
     if cfg.sibling_pick not in ("random", "similar"):
         raise UserError(f"sibling_pick must be random or similar, got {cfg.sibling_pick!r}")
     unknown = [n for n in cfg.evidence if n not in EVIDENCE] if isinstance(

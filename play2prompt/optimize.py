@@ -36,7 +36,7 @@ from play2prompt.opening import Opened, open_optimization
 from play2prompt.optimizers import check_method, uses_llm_grading
 from play2prompt.progress import Reporter
 from play2prompt.results import RunResult, ToolResult
-from play2prompt.runners import Launch, WorkerStats, optimize_tools, runner
+from play2prompt.runners import Launch, WorkerStats, finish_run, optimize_tools, runner
 from play2prompt.store.calibrations import calibration_key, load_calibration, save_calibration
 from play2prompt.store.db import RunStore
 from play2prompt.store.meta import Meta, Status
@@ -179,6 +179,7 @@ async def _optimize(run: Opened, metaprompts_dir: str | Path | None,
     store, config, tools, base_dir = run.store, run.config, run.tools, run.base_dir
     if recompute:
         store.clear_results()
+        store.set_meta(Meta.SET_CHECK, None)
     store.set_meta(Meta.STATUS, Status.RUNNING)
     engine = build_engine(tools, store, config, generator=run.gen, task_model=run.task,
                           doc_generator=run.docgen, metaprompts_dir=metaprompts_dir,
@@ -191,6 +192,7 @@ async def _optimize(run: Opened, metaprompts_dir: str | Path | None,
                         ray_address)
         try:
             results, workers = await run_tools(executor, tools, engine, launch)
+            results = await finish_run(results, engine)
         except BaseException as exc:
             store.set_meta(Meta.STATUS, Status.FAILED)
             store.set_meta(Meta.ERROR, f"{type(exc).__name__}: {exc}"[:1000])
@@ -272,6 +274,9 @@ def run_stats(store: RunStore, pool: LMPool, wall: float, runtime: ToolRuntime,
         "tool_executions": executions,
         "tool_execution_cache_hits": exec_hits,
     }
+    checked = store.get_meta(Meta.SET_CHECK)
+    if checked is not None:
+        stats["set_check"] = checked
     reused = reuse_of(store)
     if reused is not None:
         stats["reused_calls"] = reused.to_dict()

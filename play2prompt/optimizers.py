@@ -16,8 +16,10 @@ Built in: ``play2prompt`` (the default: tool play, example search, doc search;
 :mod:`play2prompt.baselines`. A method is a module (or an object) with those two callables;
 others register under the entry-point group ``play2prompt.optimizers`` as ``module`` or
 ``module:attr``; one that never asks the generator to judge or grade sets
-``uses_llm_grading = False`` (the run then skips the generator's calibration). Nothing is
-imported until a method is chosen.
+``uses_llm_grading = False`` (the run then skips the generator's calibration); one that
+looks at the whole tool set once every tool is done has an async ``finish_run(results,
+engine)`` returning the results (Play2Prompt's tool-set check). Nothing is imported until a
+method is chosen.
 """
 
 from __future__ import annotations

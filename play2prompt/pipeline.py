@@ -30,8 +30,8 @@ from play2prompt.method.doc_search import (
     skip_reason,
     split_examples,
 )
+from play2prompt.method.example import Example
 from play2prompt.method.example_search import (
-    Example,
     ExampleSpace,
     distinct_examples,
     search_examples,
@@ -39,6 +39,13 @@ from play2prompt.method.example_search import (
     write_answers,
 )
 from play2prompt.method.siblings import siblings_of
+from play2prompt.method.tool_set_check import (
+    SetCase,
+    SetEntry,
+    check_tool_set,
+    pick_cases,
+    undo_map,
+)
 from play2prompt.method.trace import Trace
 from play2prompt.progress import report_phase
 from play2prompt.results import ToolResult
@@ -153,6 +160,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
     verified = split(tool, eng.config, space.book, [*examples, *tests])
+    log_split(eng, tool, verified)
     if eng.config.optimize_docs:
         phases.docs(len(verified.train), len(verified.hold))
     outcome = kept_without_search(tool, eng.config, verified)   # off, too few, all solved
@@ -199,6 +207,17 @@ def split(tool: Tool, config: OptimizeConfig, book: FactBook,
     train, hold = split_examples(ranked, config.holdout, (config.seed, tool.name, "split"))
     return Verified(tuple(ranked), tuple(train), tuple(hold),
                     book.without(ex.invocation.key() for ex in hold))
+
+
+def log_split(engine: Engine, tool: Tool, verified: Verified) -> None:
+    """Each verified example as a ``split`` candidate (state ``train`` or ``held-out``, best
+    first): what the tool-set check asks once every tool is done (:func:`finish_run`)."""
+    hold = {ex.invocation.key() for ex in verified.hold}
+    for i, ex in enumerate(verified.examples):
+        state = "held-out" if ex.invocation.key() in hold else "train"
+        engine.trace.candidate("split", tool.name, f"split-{tool.name}-{i}", iteration=0,
+                               parent=None, state=state,
+                               reward=ex.reward, payload=ex.to_dict())
 
 
 def kept_without_search(tool: Tool, config: OptimizeConfig,
@@ -278,3 +297,44 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "prompt_tokens": tag_stats.get("prompt_tokens", 0),
         "completion_tokens": tag_stats.get("completion_tokens", 0),
     }
+
+
+SET_CHECK_TAG = "tool-set check"
+
+
+async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[str, ToolResult]:
+    """Once every tool is optimized: the tool-set check (``config.set_check`` examples per
+    tool; 0: off; :mod:`play2prompt.method.tool_set_check`), the changes it undoes stored as
+    the tools' results and its outcome in the run's meta (a resumed run does not check
+    again)."""
+    out = dict(results)
+    per_tool = engine.config.set_check
+    if per_tool <= 0 or engine.store.get_meta(Meta.SET_CHECK) is not None:
+        return out
+    entries = [SetEntry(r.original, r.optimized, tuple(r.demos)) for r in results.values()]
+    cases = pick_cases(stored_cases(engine, results), per_tool)
+    if len(entries) < 2 or not cases or not any(e.changed for e in entries):
+        return out
+    eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
+    changed = sum(e.changed for e in entries)
+    eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + changed))
+    check = await check_tool_set(eng, entries, cases)
+    for name, decision in undo_map(check).items():
+        was = out[name]
+        out[name] = ToolResult(
+            name, was.original, was.original.doc, (), False, decision.reason(),
+            dict(was.scores), {**was.stats, "demos": 0,
+                               "set_check": {"undone": True, "was": was.doc_reason,
+                                             "was_demos": len(was.demos)}})
+        engine.store.put_result(name, out[name].to_dict())
+    engine.store.set_meta(Meta.SET_CHECK, check.to_dict())
+    eng.reporter.done(SET_CHECK_TAG, f"{len(cases)} examples with all tools shown: "
+                      f"{check.before:.2f} -> {check.after:.2f}, undone: "
+                      f"{', '.join(check.undone) or 'none'}")
+    return out
+
+
+def stored_cases(engine: Engine, results: Mapping[str, ToolResult]) -> list[SetCase]:
+    """The verified examples of the run's tools, as :func:`log_split` stored them."""
+    return [SetCase(row["tool"], Example.from_dict(row["payload"]), row["state"] == "held-out")
+            for row in engine.store.candidates(stage="split") if row["tool"] in results]

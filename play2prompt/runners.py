@@ -72,6 +72,15 @@ async def optimize_tools(tools: Sequence[Tool], engine: Engine) -> dict[str, Too
     return collect_results(tools, outcomes, engine.store.get_meta(Meta.RUN_ID))
 
 
+async def finish_run(results: Mapping[str, ToolResult],
+                     engine: Engine) -> dict[str, ToolResult]:
+    """The run's method over the whole tool set once every tool is done: its optional
+    ``finish_run(results, engine)`` (Play2Prompt's tool-set check), else the results as
+    they are."""
+    hook = getattr(load_optimizer(engine.config.method), "finish_run", None)
+    return dict(results) if hook is None else await hook(results, engine)
+
+
 def run_local(tools: Sequence[Tool], engine: Engine,
               launch: Launch) -> tuple[dict[str, ToolResult], WorkerStats]:
     """Every tool here, concurrently (asyncio); the synchronous form of

@@ -86,6 +86,11 @@ def optimize_command(
         None, "--sibling-pick", metavar="random|similar",
         help="which K siblings: drawn at random (default) or the K most alike in shape "
              "(names, parameter names and types), the hardest to tell apart"),
+    set_check: Optional[int] = typer.Option(
+        None, "--set-check", metavar="N",
+        help="the tool-set check: once every tool is done, ask up to N verified examples per "
+             "tool with all tools shown as they would ship, and undo a tool's change when the "
+             "set does no worse without it (0: off, the paper)"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
@@ -151,7 +156,7 @@ def optimize_command(
         evidence=chosen(evidence, probe=probe, facts_doc=False if no_evidence_notes else None,
                         fact_tests=fact_tests),
         choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
-        sibling_pick=sibling_pick,
+        sibling_pick=sibling_pick, set_check=set_check,
         allow_side_effects=allow or None)
     if benchmark and not resume:  # a benchmark's recommended settings, unless given
         from play2prompt.benchmarks import load_benchmark

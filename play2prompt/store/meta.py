@@ -31,6 +31,7 @@ class Meta:
     SEED_FACTS = "seed_facts"    # {tool: [facts]}: what play starts from (a refresh's re-probed)
     FINGERPRINTS = "fingerprints"  # {model id: LM.fingerprint or None}: what may reuse calls
     REUSED_CALLS = "reused_calls"  # {"runs": [ids], "seeded": n}: samples copied from runs
+    SET_CHECK = "set_check"      # the tool-set check's outcome (pipeline.finish_run)
 
 
 class Status:
@@ -62,6 +63,7 @@ class RunMeta:
     seed_facts: Mapping[str, Any] | None = None
     fingerprints: Mapping[str, Any] | None = None
     reused_calls: Mapping[str, Any] | None = None
+    set_check: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, meta: Mapping[str, Any]) -> RunMeta:

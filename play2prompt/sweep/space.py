@@ -73,10 +73,13 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
                                        "component off in turn, none): sweep/evidence_axis.py"),
     Param("siblings", int, "siblings", "K: other tools beside each tool when it is scored"),
     Param("sibling_pick", str, "sibling_pick", "random | similar: which K siblings"),
+    Param("set_check", int, "set_check", "N: examples per tool the tool-set check asks "
+                                         "(0: off)"),
 )}
-# settings added after sweeps were first keyed: left out of a trial's key while at their
-# default, so the runs of a sweep begun before keep their names (and --resume finds them)
-_LATE_SETTINGS = ("sibling_pick",)
+# settings added after sweeps were first keyed, with the value every run had before them:
+# left out of a trial's key at that value, so the runs of a sweep begun before keep their
+# names (and --resume finds them)
+_LATE_SETTINGS = {"sibling_pick": "random", "set_check": 0}
 ALIASES = {"L": "expand", "W": "width", "T": "depth", "lambda": "lam", "N_E": "n_e",
            "ne": "n_e", "k": "demos", "p": "dropout", "drop_param_desc": "dropout",
            "variants": "variant"}
@@ -177,8 +180,8 @@ class TrialPlan:
     def opt_key(self, *context: Any) -> str:
         """Equal for trials whose optimization is the same (``context``: tools, models)."""
         cfg = replace(self.config, max_concurrency=None).to_dict()
-        for name in _LATE_SETTINGS:   # at its default: as the key was before the setting
-            if cfg.get(name) == getattr(OptimizeConfig, name):
+        for name, before in _LATE_SETTINGS.items():   # as the key was before the setting
+            if cfg.get(name) == before:
                 cfg.pop(name, None)
         return stable_hash(cfg, *context, length=12)
 
