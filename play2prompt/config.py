@@ -67,7 +67,7 @@ class OptimizeConfig:
     siblings: int = 0
     sibling_pick: str = "random"    # which K: random | similar (most alike in shape)
     # the tool-set check: once every tool is done, up to this many verified examples per tool
-    # asked with all tools shown, each as it would ship; a change the set does no worse
+    # asked with all tools shown, each as it would ship; a change the set does better
     # without is undone (play2prompt.method.tool_set_check). 0: off (the paper)
     set_check: int = 0
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)

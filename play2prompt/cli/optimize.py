@@ -90,7 +90,7 @@ def optimize_command(
         None, "--set-check", metavar="N",
         help="the tool-set check: once every tool is done, ask up to N verified examples per "
              "tool with all tools shown as they would ship, and undo a tool's change when the "
-             "set does no worse without it (0: off, the paper)"),
+             "set does better without it (0: off, the paper)"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),

@@ -1,5 +1,5 @@
 """The tool-set check (``config.set_check``): every tool's change asked together, as the user's
-agent sees them, and a change undone where the set does no worse without it.
+agent sees them, and a change undone where the set does better without it.
 
 Each tool's doc and demos are chosen on its own examples, the task model seeing the tool alone
 or beside K siblings with their original docs (:mod:`play2prompt.method.siblings`). A user's
@@ -14,10 +14,12 @@ After every tool is optimized, the check asks the verified examples of all tools
 each with the doc and demos it would ship. A changed tool is *implicated* when one of its own
 examples is answered wrong or another tool's example is answered with a call to it. For each
 implicated tool, most implicated first, the examples are asked again with its change undone
-(its original doc, no demos); the change is undone when that gets at least as many of them
-right. The tool's own training examples are left out of that count: its doc and demos were
-chosen on them. A tool with no verified example has nothing to ask, so the check cannot
-protect its requests.
+(its original doc, no demos); the change is undone when that gets more of them right. The
+tool's own training examples are left out of that count: its doc and demos were chosen on them.
+A tie keeps the change: the tool's own examples already showed what it gains, and the check is
+there to find what it costs the others (on the example tools, undoing a change on a tie took
+back convert_units' facts doc, which no other tool's example had shown to do harm). A tool
+with no verified example has nothing to ask, so the check cannot protect its requests.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class SetDecision:
 
     @property
     def undone(self) -> bool:
-        return self.without >= self.with_change
+        return self.without > self.with_change
 
     def reason(self) -> str:
         return (f"kept the original: the tool-set check (all tools shown together) got "
