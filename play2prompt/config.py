@@ -68,8 +68,9 @@ class OptimizeConfig:
     sibling_pick: str = "random"    # which K: random | similar (most alike in shape)
     # the tool-set check: once every tool is done, up to this many verified examples per tool
     # asked with all tools shown, each as it would ship; a change the set does better
-    # without is undone (play2prompt.method.tool_set_check). 0: off (the paper)
-    set_check: int = 0
+    # without is undone (play2prompt.method.tool_set_check; the evidence component
+    # set-check). 0: off (the paper)
+    set_check: int = 6
     method: str = "play2prompt"      # the optimization method (play2prompt.optimizers)
     draft_rounds: int = 3            # explore-then-rewrite rounds of the DRAFT baseline
     # LLM requests in flight: one number for every model, or {backend kind or spec: number}

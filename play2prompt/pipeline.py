@@ -20,6 +20,7 @@ from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
 from play2prompt.evidence.facts import Fact, FactBook
+from play2prompt.evidence.names import SET_CHECK, USES, active
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.discovery import discovered_tool, discovery_stats
@@ -309,12 +310,14 @@ async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[
     again)."""
     out = dict(results)
     per_tool = engine.config.set_check
-    if per_tool <= 0 or engine.store.get_meta(Meta.SET_CHECK) is not None:
+    if (SET_CHECK not in active(engine.config)
+            or engine.store.get_meta(Meta.SET_CHECK) is not None):
         return out
     entries = [SetEntry(r.original, r.optimized, tuple(r.demos)) for r in results.values()]
     cases = pick_cases(stored_cases(engine, results), per_tool)
     if len(entries) < 2 or not cases or not any(e.changed for e in entries):
         return out
+    USES[SET_CHECK] += 1
     eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
     changed = sum(e.changed for e in entries)
     eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + changed))

@@ -154,7 +154,7 @@ def optimize_command(
         evidence_notes=False if no_evidence_notes else None, probe=probe,
         fact_tests=fact_tests,
         evidence=chosen(evidence, probe=probe, facts_doc=False if no_evidence_notes else None,
-                        fact_tests=fact_tests),
+                        fact_tests=fact_tests, set_check=set_check),
         choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
         sibling_pick=sibling_pick, set_check=set_check,
         allow_side_effects=allow or None)

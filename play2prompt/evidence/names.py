@@ -15,9 +15,10 @@ DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
 FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
 DESCRIBE = "describe"              # an undocumented tool described from its executed calls
+SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL,
-                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE)
+                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, SET_CHECK)
 
 # on by default: every component but doc-completion, which the 1.5B ablation on the example
 # tools found to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -29,23 +30,27 @@ USES: Counter[str] = Counter()     # calls of each working component, by name
 
 def active(config: Any) -> tuple[str, ...]:
     """The components ``config`` turns on, in :data:`EVIDENCE`'s order: those its ``evidence``
-    list names, less those its older switches turn off (``probe``, ``evidence_notes``,
-    ``fact_tests`` 0)."""
+    list names, less those its count or switch turns off (``probe``, ``evidence_notes``,
+    ``fact_tests`` 0, ``set_check`` 0)."""
     named = set(getattr(config, "evidence", DEFAULT_EVIDENCE))
     off = {PROBES: not config.probe, FACTS_DOC: not config.evidence_notes,
-           FACT_TESTS: config.fact_tests <= 0}
+           FACT_TESTS: config.fact_tests <= 0, SET_CHECK: config.set_check <= 0}
     return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))
 
 
 def chosen(given: str | None, *, probe: bool | None = None, facts_doc: bool | None = None,
-           fact_tests: int | None = None) -> tuple[str, ...] | None:
+           fact_tests: int | None = None,
+           set_check: int | None = None) -> tuple[str, ...] | None:
     """The components ``p2p optimize --evidence NAME,...`` turns on (``all``, ``none`` or a
     comma list), with the older switches as aliases: ``--probe/--no-probe`` adds or removes
     ``probes``, ``--no-evidence-notes`` removes ``facts-doc``, ``--fact-tests N`` adds
-    ``fact-tests`` (0 removes it). None: nothing given (the preset's list)."""
+    ``fact-tests`` (0 removes it), ``--set-check N`` likewise ``set-check``. None: nothing
+    given (the preset's list)."""
     from play2prompt.errors import UserError
 
-    if given is None and probe is None and facts_doc is None and fact_tests is None:
+    counts = {FACT_TESTS: fact_tests, SET_CHECK: set_check}
+    if given is None and probe is None and facts_doc is None and all(
+            n is None for n in counts.values()):
         return None
     names = set(EVIDENCE)
     if given is not None:
@@ -55,8 +60,9 @@ def chosen(given: str | None, *, probe: bool | None = None, facts_doc: bool | No
             raise UserError(f"--evidence takes all, none or a comma list of "
                             f"{', '.join(EVIDENCE)}; got {given!r}")
         names = set(EVIDENCE) if "all" in items else set(items) - {"none"}
-    for name, on in ((PROBES, probe), (FACTS_DOC, facts_doc),
-                     (FACT_TESTS, None if fact_tests is None else fact_tests > 0)):
+    switches = [(PROBES, probe), (FACTS_DOC, facts_doc),
+                *((name, None if n is None else n > 0) for name, n in counts.items())]
+    for name, on in switches:
         if on is not None:
             names = names | {name} if on else names - {name}
     return tuple(n for n in EVIDENCE if n in names)

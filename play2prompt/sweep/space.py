@@ -16,6 +16,7 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig, apply_overrides
 from play2prompt.errors import UserError
+from play2prompt.evidence.names import SET_CHECK
 from play2prompt.jsonutil import stable_hash
 from play2prompt.sweep.evidence_axis import evidence_of, expand
 
@@ -180,6 +181,8 @@ class TrialPlan:
     def opt_key(self, *context: Any) -> str:
         """Equal for trials whose optimization is the same (``context``: tools, models)."""
         cfg = replace(self.config, max_concurrency=None).to_dict()
+        if SET_CHECK not in cfg["evidence"]:   # a count with its component off is none
+            cfg["set_check"] = 0
         for name, before in _LATE_SETTINGS.items():   # as the key was before the setting
             if cfg.get(name) == before:
                 cfg.pop(name, None)

@@ -123,6 +123,18 @@ def test_cases_are_picked_per_tool_held_out_first(tools, make_engine):
     assert pick_cases(cases, 0) == []
 
 
+def _key_config(plan):
+    from dataclasses import replace
+
+    from play2prompt.jsonutil import stable_hash
+
+    cfg = replace(plan.config, max_concurrency=None).to_dict()
+    for name in ("set_check", "sibling_pick"):
+        cfg.pop(name)
+    assert stable_hash(cfg, "t", length=12) == plan.opt_key("t")
+    return cfg
+
+
 def test_the_setting_is_checked_a_sweep_axis_and_keeps_earlier_sweep_keys():
     from play2prompt.sweep.space import SweepSpace, plan_trial
 
@@ -130,9 +142,15 @@ def test_the_setting_is_checked_a_sweep_axis_and_keeps_earlier_sweep_keys():
     plans = [plan_trial(p, base, base.demos_per_tool)
              for p in SweepSpace.parse(["set_check=0,6"]).grid()]
     assert [p.config.set_check for p in plans] == [0, 6]
-    plain = plan_trial({"variant": "full"}, base, base.demos_per_tool)
-    assert plans[0].opt_key("t") == plain.opt_key("t") != plans[1].opt_key("t")
-    assert preset("quick", set_check=6).set_check == 6
+    plain = plan_trial({"variant": "full"}, base, base.demos_per_tool)   # on by default
+    assert plans[1].opt_key("t") == plain.opt_key("t") != plans[0].opt_key("t")
+    # a run before the setting (no set-check, no count) keeps its key; so does one whose
+    # count is set while the component is off
+    before = plan_trial({"variant": "full", "evidence": "-set-check"}, base, 3)
+    zero = plan_trial({"variant": "full", "evidence": "-set-check", "set_check": 0}, base, 3)
+    assert before.opt_key("t") == zero.opt_key("t")
+    assert "set_check" not in _key_config(zero) and "set_check" not in _key_config(before)
+    assert preset("quick").set_check == 6 and preset("paper").set_check == 6
     for bad in (-1, True, 1.5):
         with pytest.raises(UserError, match="set_check"):
             preset("quick", set_check=bad)
@@ -207,3 +225,24 @@ def test_finish_run_stores_the_changes_it_undid(tools, make_engine):
     asked = len(engine.task_model.requests)
     assert asyncio.run(finish_run(results, engine)) == results     # checked once per run
     assert len(engine.task_model.requests) == asked
+
+
+def test_the_check_is_a_named_component_that_evidence_none_turns_off():
+    from play2prompt.evidence.names import DEFAULT_EVIDENCE, SET_CHECK, active, chosen
+
+    assert SET_CHECK in DEFAULT_EVIDENCE and SET_CHECK in active(preset("quick"))
+    assert SET_CHECK not in active(preset("quick", evidence=()))      # the paper's method
+    assert SET_CHECK not in active(preset("quick", set_check=0))
+    assert SET_CHECK not in chosen(None, set_check=0)
+    assert SET_CHECK in chosen("none", set_check=3) and chosen("fact-reader") == (
+        "fact-reader",)
+
+
+def test_without_the_component_a_run_asks_no_tool_set(tmp_path, example_tools):
+    config = preset("quick", seed=3, evidence=(), choose_demo_count=False)
+    task = _WrongInASet()
+    optimize(example_tools[:2], generator=JitterLM(rng_seed=1, max_concurrency=1),
+             task_model=task, config=config, runs_dir=tmp_path, run_id="off",
+             base_dir=EXAMPLES)
+    assert all(len(r.tools) <= 1 for r in task.requests)
+    assert RunStore(tmp_path / "off" / "run.db").get_meta("set_check") is None

@@ -19,6 +19,9 @@ from play2prompt.benchmarks import BenchmarkBase, LoadedTools
 
 class BFCLBenchmark(BenchmarkBase):
     name = "bfcl"
+    # Each question offers its own one to four functions, never all of the run's at once, so
+    # the tool-set check (all tools in one prompt) would ask what the benchmark never asks.
+    config_defaults: dict[str, Any] = {"set_check": 0}
 
     def optimize_tools(self, data_dir: Path | None = None, subset: str | None = None,
                        select: Sequence[str] | None = None, config: Any = None,

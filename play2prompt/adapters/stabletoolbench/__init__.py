@@ -26,7 +26,8 @@ class StableToolBench(BenchmarkBase):
 
     name = "stabletoolbench"
     # The paper's beam width for StableToolBench; explicit --width wins.
-    config_defaults: dict[str, Any] = {"width": 3}
+    # Each query offers its own few tools, never all of the run's at once: no tool-set check.
+    config_defaults: dict[str, Any] = {"width": 3, "set_check": 0}
     # Its APIs are answered from the response cache, a /virtual server or a simulator.
     executors = {"stabletoolbench":
                  "play2prompt.adapters.stabletoolbench.executor:StableToolBenchExecutor"}
