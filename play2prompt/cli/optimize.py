@@ -64,8 +64,8 @@ def optimize_command(
         None, "--evidence", metavar="NAME,...|all|none",
         help="the evidence components on (what small models need beyond the paper): "
              "fact-reader, probes, request-gates, reread, relabel, doc-completion, facts-doc, "
-             "fact-tests, describe; none: the paper's method exactly (default: all but "
-             "doc-completion, which measured no effect)"),
+             "fact-tests, describe, set-check; none: the paper's method exactly (default: all "
+             "but doc-completion, which measured no effect)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),
@@ -90,7 +90,8 @@ def optimize_command(
         None, "--set-check", metavar="N",
         help="the tool-set check: once every tool is done, ask up to N verified examples per "
              "tool with all tools shown as they would ship, and undo a tool's change when the "
-             "set does better without it (0: off, the paper)"),
+             "set does better without it (0: off, the paper; as --evidence without "
+             "set-check)"),
     choose_demos: Optional[bool] = typer.Option(
         None, "--choose-demos/--fixed-demos",
         help="ship 0, 1 or k demos as held-out accuracy says (default) or always k"),
