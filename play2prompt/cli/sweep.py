@@ -21,9 +21,10 @@ def sweep_command(
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
     opaque: Optional[str] = typer.Option(
         None, "--opaque", metavar="SETTING,...",
-        help="a tools file shown opaque, as OpaqueToolsBench does (names, descriptions, "
+        help="the tools shown opaque, as OpaqueToolsBench does (names, descriptions, "
              "param-docs, params): every method optimizes and is evaluated on the opaque "
-             "tools, the real tools run"),
+             "tools, the real tools run (a tools file, or --benchmark bfcl: each question "
+             "shows its own function_1.., as p2p eval bfcl --opaque)"),
     limit: Optional[int] = typer.Option(None, help="first N queries of each category"),
     name: Optional[str] = typer.Option(None, help="sweep name (folder runs/sweeps/NAME)"),
     variants: str = typer.Option(
@@ -116,11 +117,9 @@ def _target(tools_file: Path | None, queries: Path | None, module: str | None,
     from play2prompt.sweep.target import benchmark_target, tools_target
 
     if benchmark:
-        if opaque:
-            raise UserError("sweep --opaque takes a tools file for now; for BFCL run "
-                            "p2p optimize --benchmark bfcl --opaque ... and p2p eval bfcl "
-                            "--opaque ... (--reuse-calls shares the docs-as-given side)")
-        return benchmark_target(load_benchmark(benchmark), data_dir, categories, limit)
+        # --opaque: a benchmark with an opaque evaluation (bfcl), else one line saying so
+        return benchmark_target(load_benchmark(benchmark), data_dir, categories, limit,
+                                opaque or None)
     if tools_file is None or queries is None:
         raise UserError("give --benchmark bfcl, or a tools.json with --queries FILE")
     return tools_target(tools_file, queries, module, limit, opaque)

@@ -140,12 +140,19 @@ def _logged(run_dir: Path) -> dict[str, Any]:
         store.close()
 
 
-def _eval_side(ctx: SweepContext, key: str, side: PromptSide,
-               settings: EvalSettings) -> tuple[SideResult, list[Any]]:
+def _eval_side(ctx: SweepContext, key: str, side: PromptSide, settings: EvalSettings,
+               drop: float = 0.0) -> tuple[SideResult, list[Any]]:
+    """``side`` evaluated under ``key``; ``drop``: the dropout a target's view applies (a
+    plain evaluator's sides carry theirs)."""
     suite = suite_named(ctx.target.suite, key)
     ctx.eval_lm.with_log(ctx.eval_store)  # an LM object shared with the optimization
-    evaluator = Evaluator(suite, ctx.eval_lm, ctx.eval_store, settings, ctx.eval_ctx,
-                          ctx.reporter)
+    view = ctx.target.view
+    if view is not None:
+        evaluator = view.evaluator(suite, ctx.eval_lm, ctx.eval_store, settings, ctx.eval_ctx,
+                                   ctx.reporter, drop=drop)
+    else:
+        evaluator = Evaluator(suite, ctx.eval_lm, ctx.eval_store, settings, ctx.eval_ctx,
+                              ctx.reporter)
     result = asyncio.run(evaluator.run([side]))
     return result.sides[0], result.skipped
 
@@ -167,12 +174,12 @@ def evaluate(plan: TrialPlan, run: RunResult | None, ctx: SweepContext
     var_key = stable_hash(source, side, plan.demos, plan.drop, plan.seed, model, setting,
                           *shown, length=10)
     base_side = _shown(ctx, side_for("baseline", None, plan.demos, plan.drop, plan.seed))
-    baseline, skipped = _eval_side(ctx, base_key, base_side, settings)
+    baseline, skipped = _eval_side(ctx, base_key, base_side, settings, plan.drop)
     sides = [baseline]
     if side != "baseline":
         var_side = _shown(ctx, side_for(side, run, plan.demos, plan.drop, plan.seed, oracle),
                           run, oracle)
-        sides.append(_eval_side(ctx, var_key, var_side, settings)[0])
+        sides.append(_eval_side(ctx, var_key, var_side, settings, plan.drop)[0])
     else:
         var_key = base_key
     result = EvalResult(ctx.target.suite, sides, skipped)
@@ -191,7 +198,10 @@ def _opacity(ctx: SweepContext) -> tuple[str, ...]:
 def _shown(ctx: SweepContext, side: PromptSide, run: RunResult | None = None,
            oracle: Any = ()) -> PromptSide:
     """``side`` as an opaque target shows it (a run's docs and the oracle's under the shown
-    names, the parameters play discovered); as it is for a clear target."""
+    names, the parameters play discovered; a target's view: as it keys them, its evaluator
+    shows them); as it is for a clear target."""
+    if ctx.target.view is not None:
+        return ctx.target.view.side(side, run, oracle)
     if not ctx.target.suite.shown_names:
         return side
     from play2prompt.evaluation.opaque import opaque_sides

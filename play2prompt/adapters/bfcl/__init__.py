@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.benchmarks import BenchmarkBase, LoadedTools
+from play2prompt.tools.model import Tool
 
 
 class BFCLBenchmark(BenchmarkBase):
@@ -39,15 +40,32 @@ class BFCLBenchmark(BenchmarkBase):
         tools = optimization_tools(data, categories, select, opacity)
         return LoadedTools(tools, base_dir=root)
 
-    def eval_suite(self, data_dir: Path | None = None, subset: str | None = None) -> Any:
+    def eval_suite(self, data_dir: Path | None = None, subset: str | None = None,
+                   opaque: str | None = None) -> Any:
         """The offline exec questions of ``subset`` (comma-separated categories; REST needs
-        the network and is left out)."""
+        the network and is left out); ``opaque``: each question's tools as ``p2p eval bfcl
+        --opaque`` shows them (the suite's ``opaque`` set to the opacity)."""
+        from dataclasses import replace
+
         from play2prompt.adapters.bfcl.data import open_data
+        from play2prompt.adapters.bfcl.opacity import Opacity
         from play2prompt.adapters.bfcl.suite import load_suite, parse_categories
 
+        opacity = Opacity.parse(opaque)
         categories = [c for c in parse_categories(subset) if c != "rest"]
         data, root = open_data(data_dir)
-        return load_suite(data, root, categories)
+        if not opacity:
+            return load_suite(data, root, categories)
+        return replace(load_suite(data, root, categories, opacity=opacity),
+                       opaque=opacity.spec)
+
+    def opaque_view(self, tools: Sequence[Tool]) -> Any:
+        """How ``p2p sweep --benchmark bfcl --opaque`` shows and evaluates the sides on the
+        opaque suite, as ``p2p eval bfcl --opaque`` does; ``tools``: the sweep's tools (from
+        :meth:`optimize_tools` with ``opaque``)."""
+        from play2prompt.adapters.bfcl.opaque_eval import QuestionNamesView
+
+        return QuestionNamesView.of(tools)
 
     @property
     def data_command(self) -> Callable[..., Any]:

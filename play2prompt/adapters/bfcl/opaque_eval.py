@@ -11,12 +11,15 @@ A run whose play discovered parameters the question's spec hides (``--opaque par
 empty ``properties``) keeps them in its tools' schemas; the sides that give the run's docs
 (:data:`SCHEMA_SIDES`) show them, with their descriptions, added to the question's spec (an
 :class:`OpaqueSide`), whether or not the run changed the doc. The docs as given show none.
+
+``p2p sweep --benchmark bfcl --opaque`` evaluates its trials the same way
+(:class:`QuestionNamesView`, the sweep target's view).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +30,7 @@ from play2prompt.adapters.bfcl.opacity import (
     renamed_demo,
     renamed_doc,
 )
-from play2prompt.evaluation.items import EvalItem, PromptSide, sides_for
+from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSide, sides_for
 from play2prompt.evaluation.opaque import SCHEMA_SIDES, run_names, run_opacity, with_params
 from play2prompt.evaluation.runner import EvalResult, EvalSettings, Evaluator
 from play2prompt.evaluation.session import (
@@ -41,7 +44,9 @@ from play2prompt.evaluation.session import (
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm._base import LM, ChatRequest
 from play2prompt.progress import Reporter
+from play2prompt.store.db import RunStore
 from play2prompt.store.meta import Meta
+from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Tool
 from play2prompt.tools.transform import drop_param_descriptions
 
@@ -111,6 +116,35 @@ class OpaqueEvaluator(Evaluator):
             tools, item.query, demos, seed=derive_seed(self.settings.seed, item.id),
             temperature=self.settings.temperature, parallel=item.parallel,
             max_tokens=self.settings.max_tokens)
+
+
+@dataclass(frozen=True)
+class QuestionNamesView:
+    """How ``p2p sweep --benchmark bfcl --opaque`` shows the sides and evaluates them, as
+    :class:`OpaqueSuiteRequest` does: each side keyed by real name (:func:`real_keyed`), shown
+    by an :class:`OpaqueEvaluator` under each question's names. ``drop_keys``: real name -> the
+    sweep's name for the function (the name each of its runs optimizes it under, so their
+    names), which the dropout draws by on every side, the baseline's included."""
+
+    drop_keys: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, tools: Sequence[Tool]) -> QuestionNamesView:
+        """The view of a sweep optimizing ``tools`` (opaque tools, their meta naming them)."""
+        return cls({real_name(t): t.name for t in tools})
+
+    def side(self, side: PromptSide, run: Any = None, oracle: Sequence[Tool] = ()
+             ) -> PromptSide:
+        """``side`` (made by :func:`side_for` with ``run`` or ``oracle``) keyed by real name;
+        the oracle's docs already are."""
+        return real_keyed(side, run_names(run), run_params(run))
+
+    def evaluator(self, suite: EvalSuite, lm: Any, store: RunStore, settings: EvalSettings,
+                  ctx: ExecContext, reporter: Reporter | None = None, *,
+                  drop: float = 0.0) -> Evaluator:
+        """The evaluator of ``suite``; ``drop``: the parameter-description dropout."""
+        return OpaqueEvaluator(suite, lm, store, settings, ctx, reporter, drop=drop,
+                               drop_keys=self.drop_keys)
 
 
 @dataclass(frozen=True)
