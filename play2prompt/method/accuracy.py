@@ -57,6 +57,7 @@ class TaskTry:
     raw: str            # its answer when it could not be read as calls
     error: str          # why it is wrong ("" when correct)
     parsed: bool        # its answer was read as calls
+    called: tuple[str, ...] = ()   # the tools it called, in order
 
     def summary(self) -> str:
         """What it did, as R_e's reflection is told."""
@@ -83,21 +84,30 @@ async def task_try(engine: Engine, tool: Tool, case: Case, demos: Sequence[Demo]
     """Ask the task model ``case.query`` with ``tool`` (its doc), beside ``siblings``, and
     ``demos``; check its calls by execution against ``case.invocation`` and its output (a call
     to a sibling is wrong, unexecuted). ``seed``: the run's by default."""
+    return await shown_try(engine, tool_set(tool, siblings), tool, case, demos, seed)
+
+
+async def shown_try(engine: Engine, shown: Sequence[Tool], tool: Tool, case: Case,
+                    demos: Sequence[Demo] = (), seed: int | None = None) -> TaskTry:
+    """:func:`task_try` with the tools ``shown`` in that order, ``tool`` among them (the
+    tool-set check shows the whole run in its own order); a call to another of them is wrong
+    and never executed."""
     eng = engine
-    attempt = await eng.prompter.attempt(eng.task_model, tool_set(tool, siblings), case.query,
-                                         demos,
+    attempt = await eng.prompter.attempt(eng.task_model, list(shown), case.query, demos,
                                          seed=eng.config.seed if seed is None else seed,
                                          temperature=eng.config.task_temperature)
     if attempt.error:
         return TaskTry(False, "", attempt.raw[:300], attempt.error, False)
     calls = ", ".join(c.to_python() for c in attempt.calls)
-    wrong_tool = sibling_call(attempt.calls, tool, siblings)
+    called = tuple(c.name for c in attempt.calls)
+    others = [t for t in shown if t.name != tool.name]
+    wrong_tool = sibling_call(attempt.calls, tool, others)
     if wrong_tool is not None:
-        return TaskTry(False, calls, "", wrong_tool, True)
+        return TaskTry(False, calls, "", wrong_tool, True, called)
     outcome = await check_calls(list(attempt.calls), [case.invocation], eng.runtime,
                                 expected_outputs=[case.observation.output])
     return TaskTry(outcome.correct, calls, "", "" if outcome.correct else str(outcome.error),
-                   True)
+                   True, called)
 
 
 async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
@@ -112,4 +122,4 @@ async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
     return DocEval(accuracy, failures)
 
 
-__all__ = ["Case", "DocEval", "Request", "TaskTry", "task_accuracy", "task_try"]
+__all__ = ["Case", "DocEval", "Request", "TaskTry", "shown_try", "task_accuracy", "task_try"]

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 from play2prompt.agent.prompt import Demo
 from play2prompt.jsonutil import derive_seed
+from play2prompt.method.accuracy import shown_try
 from play2prompt.method.example import Example
-from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
@@ -133,20 +133,15 @@ def pick_cases(cases: Sequence[SetCase], per_tool: int) -> list[SetCase]:
 
 
 async def set_answer(engine: Engine, entries: Sequence[SetEntry], case: SetCase) -> SetAnswer:
-    """Ask ``case`` with every entry's tool shown and all their demos; a call to another tool
-    than the case's is wrong and never executed."""
-    eng = engine
-    demos = [d for e in entries for d in e.demos]
-    attempt = await eng.prompter.attempt(
-        eng.task_model, [e.shown for e in entries], case.example.query, demos,
-        seed=derive_seed(eng.config.seed, SET_SEED), temperature=eng.config.task_temperature)
-    called = tuple(c.name for c in attempt.calls)
-    if attempt.error or not called or any(n != case.owner for n in called):
-        return SetAnswer(False, called)
-    ex = case.example
-    outcome = await check_calls(list(attempt.calls), [ex.invocation], eng.runtime,
-                                expected_outputs=[ex.observation.output])
-    return SetAnswer(outcome.correct, called)
+    """Ask ``case`` with every entry's tool shown and all their demos, checked as every
+    request of the method is (:func:`~play2prompt.method.accuracy.shown_try`): a call to
+    another tool than the case's is wrong and never executed."""
+    shown = [e.shown for e in entries]
+    owner = next(t for t in shown if t.name == case.owner)
+    tried = await shown_try(engine, shown, owner, case.example,
+                            [d for e in entries for d in e.demos],
+                            derive_seed(engine.config.seed, SET_SEED))
+    return SetAnswer(tried.correct, tried.called)
 
 
 async def ask_set(engine: Engine, entries: Sequence[SetEntry],
