@@ -9,7 +9,11 @@ points at (:func:`reshaped`): each scalar wrapped in a list, all of them togethe
 equal length), a dict given as the list of its values and, when the error speaks of text
 against numbers, a numeric text as a number or a number as text, one argument at a time; the
 arguments the error names first, a few executions per failing call (:data:`MAX_RESHAPES`).
-The errors that count are data (``data/error_words.json``, ``type_shape``).
+A text the function split into more parts than it unpacks ("too many values to unpack
+(expected 2)" for ``time="12:34:56"``) is tried with its first parts only, for each separator
+it has (``"12:34"``: :func:`unpacked`), ahead of the rest; one that runs gives a ``rule`` fact
+saying how many parts the text takes. The errors that count are data
+(``data/error_words.json``, ``type_shape``).
 
 A reshaped call that runs is a repaired call (:class:`~play2prompt.evidence.probes.Prober`
 keeps it) and shows the type of what it changed: a ``param`` fact of status ``ran``
@@ -40,6 +44,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 
 MAX_RESHAPES = 6    # executions per failing call
 MAX_CALLS = 3       # failing calls reshaped per probing
+SEPARATORS = (":", "-", "/", ",", ";", "|", ".", " ", "x")   # a text's parts, as unpacked
 RAN = "ran"         # a param fact's status: a call with a value of this type ran
 
 _ITEMS = {"number": "numbers", "integer": "integers", "string": "texts",
@@ -52,10 +57,36 @@ def _patterns(kind: str) -> tuple[re.Pattern[str], ...]:
 
 
 def type_shape(error: str) -> tuple[bool, bool]:
-    """Whether ``error`` is a type error about a value's shape, and whether it speaks of text
-    against numbers ("can only concatenate str (not "int") to str")."""
-    shape = any(p.search(error) for p in _patterns("shape"))
+    """Whether ``error`` is a type error about a value's shape (or an unpacking of too many
+    parts: :func:`unpack_expected`), and whether it speaks of text against numbers ("can only
+    concatenate str (not "int") to str")."""
+    shape = any(p.search(error) for p in _patterns("shape")) or bool(unpack_expected(error))
     return shape, shape and any(p.search(error) for p in _patterns("text_number"))
+
+
+def unpack_expected(error: str) -> int:
+    """How many parts the function unpacked where it got more ("too many values to unpack
+    (expected 2)"): 2; 0 when ``error`` says no such thing."""
+    for pattern in _patterns("unpack"):
+        found = pattern.search(error)
+        if found:
+            return int(found.group(1))
+    return 0
+
+
+def unpacked(inv: Invocation, expected: int) -> list[tuple[tuple[str, ...], Invocation]]:
+    """``inv`` with one text argument cut to its first ``expected`` parts, for each argument
+    and separator that split it into more ("12:34:56" -> "12:34")."""
+    out = []
+    for name, value in inv.arguments.items():
+        if not isinstance(value, str):
+            continue
+        for sep in SEPARATORS:
+            parts = value.split(sep)
+            if len(parts) > expected and all(p.strip() for p in parts):
+                cut = sep.join(parts[:expected])
+                out.append(((name,), Invocation(inv.name, {**inv.arguments, name: cut})))
+    return out
 
 
 def _scalar(value: Any) -> bool:
@@ -78,6 +109,7 @@ def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocat
     shape, text_number = type_shape(error)
     if not shape:
         return []
+    first = unpacked(inv, unpack_expected(error)) if unpack_expected(error) else []
     args = inv.arguments
     named = [p for p in args if mentions(error, p)]
     scalars = [p for p, v in args.items() if _scalar(v)]
@@ -100,7 +132,8 @@ def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocat
     plan += [("values", p) for p, v in args.items() if isinstance(v, dict) and v]
     if text_number:
         plan += [("convert", p) for p in args if _converted(args[p]) is not None]
-    out: dict[str, tuple[tuple[str, ...], Invocation]] = {}
+    out: dict[str, tuple[tuple[str, ...], Invocation]] = {
+        call.key(): (names, call) for names, call in first}
     for how, *names in dict.fromkeys(plan):
         changed = {n: _changed(how, args[n]) for n in names}
         call = Invocation(inv.name, {**args, **changed})
@@ -202,10 +235,26 @@ async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation
         out.append(Reshaped(start, names, call, obs, works))
     for r in _showing(out):
         for name in r.params:
-            fact = type_fact(name, r.invocation.arguments[name], r.invocation, r.observation)
+            fact = parts_fact(name, r) or type_fact(name, r.invocation.arguments[name],
+                                                     r.invocation, r.observation)
             if fact is not None:
                 book.add(fact)
     return out
+
+
+def parts_fact(param: str, r: Reshaped) -> Fact | None:
+    """That ``param`` takes a text of fewer parts, when ``r`` cut it (:func:`unpacked`) and
+    ran: "time takes a text of 2 parts separated by ':', like '14:30' (not '14:30:00')"."""
+    before, after = r.start.arguments.get(param), r.invocation.arguments.get(param)
+    if not (r.works and isinstance(before, str) and isinstance(after, str)
+            and before != after and before.startswith(after)):
+        return None
+    sep = before[len(after)]
+    count = len(after.split(sep))
+    text = (f"{param} takes a text of {count} parts separated by {sep!r}, like {after!r} "
+            f"(not {before!r}).")
+    return Fact(param, "rule", text, (), f"{r.invocation.to_python()[:200]} -> "
+                f"{r.observation.render(200)}", r.invocation.key())
 
 
 def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:
@@ -219,5 +268,5 @@ def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:
     return [r for r in chosen if len(r.params) == fewest]
 
 
-__all__ = ["MAX_CALLS", "MAX_RESHAPES", "RAN", "Reshaped", "failing", "json_kind", "reshape",
-           "reshaped", "type_fact", "type_shape"]
+__all__ = ["MAX_CALLS", "MAX_RESHAPES", "RAN", "Reshaped", "failing", "json_kind", "parts_fact",
+           "reshape", "reshaped", "type_fact", "type_shape", "unpack_expected", "unpacked"]

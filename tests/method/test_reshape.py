@@ -10,7 +10,13 @@ from play2prompt.evidence.facts import FactBook
 from play2prompt.evidence.names import PROBES, USES
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
-from play2prompt.evidence.reshape import MAX_RESHAPES, reshaped, type_shape
+from play2prompt.evidence.reshape import (
+    MAX_RESHAPES,
+    reshaped,
+    type_shape,
+    unpack_expected,
+    unpacked,
+)
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.method.play import Attempt, PlayResult
@@ -48,8 +54,14 @@ def wide(a, b, c, d, e, f, g, h):
     return len(a) + len(b)
 
 
+def wall_clock(time, zone):
+    """A wall-clock time 'HH:MM', unpacked as such (the model writes 'HH:MM:SS')."""
+    hour, minute = (int(x) for x in time.split(":"))
+    return {"minutes": hour * 60 + minute, "zone": zone}
+
+
 FUNCTIONS = {f.__name__: f for f in (predict_value, order_food, calculate_mean, square_root,
-                                     wide)}
+                                     wide, wall_clock)}
 BARE = {"type": "object", "properties": {}}
 
 
@@ -157,3 +169,28 @@ def test_with_probes_off_nothing_is_reshaped(make_engine, exec_ctx):
                                evidence=("fact-reader", "request-gates"))
     assert USES[PROBES] == 0 and prober.probed == [] and prober.repaired == []
     assert discovered_tool(prober.tool, book).parameters == BARE
+
+
+def test_a_text_of_too_many_parts_is_cut_to_what_the_function_unpacks(make_engine, exec_ctx):
+    """Python's own "too many values to unpack (expected 2)" for time='14:30:00': the call
+    tried with time='14:30' runs, is a repaired call, and the tool's facts say how many parts
+    the text takes; the other text argument, with no separator, is left alone."""
+    prober, book, obs = _reshape(make_engine, exec_ctx, "wall_clock",
+                                 {"time": "14:30:00", "zone": "Europe/Paris"})
+    assert "too many values to unpack (expected 2)" in obs.error
+    assert type_shape(obs.error) == (True, False)
+    assert {"time": "14:30", "zone": "Europe/Paris"} in [
+        r.invocation.arguments for r in prober.repaired]
+    facts = [f.text for f in book.of("time") if f.kind == "rule"]
+    assert any("2 parts separated by ':'" in t and "'14:30'" in t for t in facts), facts
+
+
+def test_unpacked_cuts_each_text_at_each_separator_it_has():
+    inv = Invocation("f", {"when": "2024-01-02 10:00", "n": 3, "tag": "a"})
+    cut = unpacked(inv, 2)
+    assert [call.arguments for _, call in cut] == [{"when": "2024-01", "n": 3, "tag": "a"}]
+    assert [names for names, _ in cut] == [("when",)]
+    assert len(unpacked(inv, 1)) == 3          # '-', ':' and ' ' each split it in more
+    assert unpacked(inv, 5) == []
+    assert unpack_expected("ValueError: too many values to unpack (expected 3)") == 3
+    assert unpack_expected("ValueError: not enough values to unpack (expected 2, got 1)") == 0
