@@ -97,6 +97,19 @@ def number_form(value: Any, rule: str) -> Form | None:
                 mark)
 
 
+def typical_value(value: Any, rule: str) -> float | None:
+    """The value a person would mean where the call's is legal but atypical under ``rule``:
+    a percentage written as a fraction (0.05 where the tool takes a percentage between 0 and
+    100) is 5. The test's call then takes that value (executed to check it works), so the
+    request says "5 %" and a model reading a thin doc, which writes 0.05, fails it. None
+    when the value is typical already."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if tool_unit(rule) == "percent" and 0 < abs(value) < 1:
+        return round(value * 100, 6)
+    return None
+
+
 def text_form(value: Any) -> Form | None:
     """A date as people write it (April 15, 2023), a time on the 12-hour clock (6:30 pm)."""
     if not isinstance(value, str):
@@ -140,4 +153,4 @@ def everyday_form(value: Any, rule: str) -> Form | None:
 
 
 __all__ = ["Form", "code_form", "everyday_form", "number_form", "text_form", "tool_unit",
-           "unit_words"]
+           "typical_value", "unit_words"]

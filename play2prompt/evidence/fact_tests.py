@@ -26,15 +26,15 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
-from play2prompt.evidence.everyday import Form, everyday_form
-from play2prompt.evidence.facts import FactBook, known_doc, strip_refuted
+from play2prompt.evidence.everyday import Form, everyday_form, typical_value
+from play2prompt.evidence.facts import FactBook, known_doc, seen, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.play import retry_temperature
+from play2prompt.method.play import code_verdict, retry_temperature
 from play2prompt.method.requests import (
     QUERY_SCHEMA,
     QUERY_TRIES,
@@ -138,8 +138,23 @@ class FactTestWriter:
         system, _ = engine.prompts.template("m3-fact")
         self.sources = [*self.reader.sources, system]
 
+    async def typical(self, target: FactTarget) -> FactTarget:
+        """``target`` with its call's tested value made typical where the fact shows it is not
+        (:func:`~play2prompt.evidence.everyday.typical_value`: 0.05 -> 5 where the tool takes a
+        percentage), when that call works; else ``target`` as it is."""
+        ex, param = target.example, target.param
+        value = typical_value(ex.invocation.arguments[param], target.rule)
+        if value is None:
+            return target
+        call = Invocation(ex.invocation.name, {**ex.invocation.arguments, param: value})
+        obs = seen(await self.engine.runtime.run(call), self.engine.scrubber)
+        if code_verdict(obs)[0] != 0:
+            return target
+        return replace(target, example=replace(ex, invocation=call, observation=obs))
+
     async def write(self, target: FactTarget, book: FactBook, seed_key: str) -> Example | None:
         """A verified fact-testing example for ``target``, or None when no draft passed."""
+        target = await self.typical(target)
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = _without(inv, param)
@@ -205,7 +220,8 @@ class FactTestWriter:
 async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
                            examples: Sequence[Example]) -> list[Example]:
     """Step 1b for ``tool``: up to ``config.fact_tests`` verified fact-testing examples,
-    written from ``examples`` with the facts play established (``space.book``)."""
+    written from ``examples`` with the facts play established (``space.book``); a tested value
+    the facts show to be atypical is made typical first (:meth:`FactTestWriter.typical`)."""
     budget = engine.config.fact_tests
     book = space.book
     targets = plan_targets(tool, examples, book, budget)

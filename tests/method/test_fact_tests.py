@@ -125,6 +125,28 @@ def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_nu
     assert [(t.query, t.r_e) for t in tests] == [(query, 1.0)]   # D0 reads 4 % as 0.04
 
 
+def test_a_percentage_play_wrote_as_a_fraction_is_tested_as_the_percentage_people_mean(
+        example_tools, make_engine):
+    """Play's call had annual_rate=0.05 (it runs: 0.05 %), and the facts say the tool takes a
+    percentage: the test's call is made typical (5, executed), its request says "5 %", and D0,
+    which writes 0.05 for 5 %, fails it."""
+    loan = next(t for t in example_tools if t.name == "loan_payment")
+    query = "What would I pay each month on a 20,000 loan at 5 % for 10 years?"
+    task = FakeLM(rules=[("5 %", tool_call(loan.name, {"principal": 20000, "annual_rate": 0.05,
+                                                       "years": 10}))])
+    engine = make_engine([loan], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
+    space, ex = _loan_material(engine, loan)
+    fraction = Invocation(loan.name, {"principal": 20000, "annual_rate": 0.05, "years": 10})
+    ex = Example(loan.name, "A 20,000 loan at 0.05 for 10 years?", fraction,
+                 asyncio.run(engine.runtime.run(fraction)), "", 3.0, 0.0, 3.0, solved=True)
+    tests = asyncio.run(write_fact_tests(loan, engine, space, [ex]))
+    assert [(t.query, t.r_e) for t in tests] == [(query, 1.0)]
+    test = tests[0]
+    assert test.invocation.arguments == {"principal": 20000, "annual_rate": 5, "years": 10}
+    assert test.observation.ok and test.observation.output != ex.observation.output
+    assert ": 5 %" in str(engine.generator.requests[0].messages)
+
+
 def _units_material(engine, units, call, unknown):
     """The facts of a convert_units call whose from_unit the tool rejects (``unknown``: it
     lists the units it takes) and a verified example of ``call``."""
