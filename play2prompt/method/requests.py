@@ -10,6 +10,10 @@ facts tool play established) and writes the call, decoded against the schema nar
 accepted values; the re-derived call is executed and must give the example's output. A request
 that fails a gate is never a demo and never scores a doc.
 
+A request whose re-reading made no working call (the generator could not write "Asia/Tokyo"
+for "Tokyo") is kept when code finds every value of the call said in it
+(:func:`states_every_value`): the request is natural and complete; the reader was not able.
+
 Hindsight relabelling: a natural request that re-reads as *another* call which works (small
 generators often swap a direction or a unit) is kept as the example of that call, when a second
 reading with a different doc agrees and the request passes the gates for that call's values.
@@ -21,7 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
@@ -29,7 +33,7 @@ from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
-from play2prompt.method.rewards import leaf_values
+from play2prompt.method.rewards import leaf_values, value_in_text
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -78,6 +82,37 @@ class Reading:
     @property
     def shown(self) -> str:
         return self.call.to_python()[:300] if self.call is not None else "(no call)"
+
+    @property
+    def works(self) -> bool:
+        """The re-derived call ran and gave a result (another output or the same)."""
+        return self.observation is not None and code_verdict(self.observation)[0] == 0
+
+
+def said(value: Any, query: str) -> bool:
+    """Whether ``query`` states ``value`` as a whole: a number by value, a text as a whole
+    word (any case, "_" read as a space) or, for a path-like text, its last part ("Tokyo" for
+    "Asia/Tokyo"). Flags and structures are not checkable by code: False."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return value_in_text(value, query)
+    if not isinstance(value, str) or not value.strip():
+        return False
+    text = value.strip()
+    forms = {text, text.replace("_", " ")}
+    if "/" in text.strip("/"):
+        last = text.strip("/").rsplit("/", 1)[1]
+        forms |= {last, last.replace("_", " ")}
+    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
+               for f in forms if len(f) > 1)
+
+
+def states_every_value(query: str, inv: Invocation) -> bool:
+    """Every argument of ``inv`` is said in ``query`` (:func:`said`). A request whose
+    re-reading made no working call (the generator could not write "Asia/Tokyo" for "Tokyo")
+    is kept on this: code found the call's every value in it."""
+    return bool(inv.arguments) and all(said(v, query) for v in inv.arguments.values())
 
 
 class RequestWriter:
@@ -132,6 +167,9 @@ class RequestWriter:
                                                       [*self.sources, advice, note], previous)
                 if relabelled is not None:
                     return relabelled
+                if not reading.works and states_every_value(query, inv):
+                    return Request(query, (), True, f"{rederived} (did not run; every value "
+                                   "of the call is in the request, checked by code)")
                 problems = [f"{REREAD_PROBLEM}: {rederived}"]
                 note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for "
                         "the call above. Say every value of the call plainly.")

@@ -145,3 +145,40 @@ def test_codes_and_identifiers_read_like_code():
 def test_short_lists_of_bare_values_are_dumps():
     assert value_dump("Smartphone, electronics, price")
     assert not value_dump("I want apples, pears, and plums")
+
+
+def _timezone(example_tools, make_engine, query):
+    """A request for convert_timezone whose re-reading writes city names the tool rejects."""
+    tz = next(t for t in example_tools if t.name == "convert_timezone")
+    args = {"time": "15:45", "from_tz": "America/New_York", "to_tz": "Asia/Tokyo"}
+    gen = FakeLM(rules=[(M3, {"query": query}),
+                        (REREAD, {"time": "15:45", "from_tz": "New York", "to_tz": "Tokyo"})])
+    engine = make_engine([tz], gen)
+    inv = Invocation(tz.name, args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert obs.ok
+    return asyncio.run(RequestWriter(tz, engine).write(inv, obs, "k", FactBook(tz)))
+
+
+def test_a_request_the_reader_cannot_call_is_kept_when_code_finds_every_value(
+        example_tools, make_engine):
+    """"Tokyo" for Asia/Tokyo: the re-reading's call does not run (unknown time zone), yet
+    every value of the call is in the request: a natural, complete request, kept."""
+    req = _timezone(example_tools, make_engine,
+                    "It is 15:45 in New York; what time is it in Tokyo?")
+    assert req.consistent and not req.problems and "checked by code" in req.rederived
+
+
+def test_a_request_missing_a_value_is_not_kept_on_a_reading_that_did_not_run(
+        example_tools, make_engine):
+    req = _timezone(example_tools, make_engine, "It is 15:45 on the US east coast; and Tokyo?")
+    assert not req.consistent and req.problems
+
+
+def test_said_reads_numbers_words_and_the_last_part_of_a_path():
+    from play2prompt.method.requests import said, states_every_value
+
+    assert said("Asia/Tokyo", "time in Tokyo?") and said("America/New_York", "in new york")
+    assert not said("Asia/Tokyo", "time in Japan?") and not said(True, "yes")
+    assert said(175, "I am 175 cm") and not said(175, "I am 1.75 m")
+    assert not states_every_value("anything", Invocation("f", {}))
