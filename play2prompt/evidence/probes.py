@@ -3,7 +3,9 @@
 A text argument gets an unknown word and the examples the doc itself gives (a date-time also
 its date alone and its time alone); a number gets its negative, a hundred times it and a
 hundredth of it. A search that found nothing is also run without each optional argument, with
-only its required ones, and with each optional one alone. What a probe shows is read by
+only its required ones, and with each optional one alone; then each of those that found
+results is run with the text that found nothing replaced by a word of what it found
+(:func:`with_output_words`: "knife" where "mobile" found nothing). What a probe shows is read by
 :class:`FactBook` like any other execution; a probe that finds results where its call found
 nothing is a fact of its own.
 
@@ -112,6 +114,45 @@ def without_optional(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]
     return out
 
 
+MAX_OUTPUT_WORDS = 3   # calls given a word of a probe's results, per probing
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def output_words(output: Any, limit: int = 2) -> list[str]:
+    """Words (4 letters or more) of the first items a tool found, one per item, in order:
+    "charger" from ``{"products": [{"name": "USB-C charger 65W"}, ...]}``."""
+    items = next((v for v in (output.values() if isinstance(output, dict) else [output])
+                  if isinstance(v, list) and v), [])
+    out: list[str] = []
+    for item in items:
+        texts = [v for v in (item.values() if isinstance(item, dict) else [item])
+                 if isinstance(v, str)]
+        found = [w.lower() for t in sorted(texts, key=len, reverse=True) for w in _WORD.findall(t)]
+        word = next((w for w in found if w not in out and w != PROBE_WORD), None)
+        if word:
+            out.append(word)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def with_output_words(start: Invocation, probed: Sequence[tuple[str, Invocation, Observation]]
+                      ) -> list[tuple[str, Invocation]]:
+    """For a search ``start`` that found nothing: each probe that found results without one
+    of its texts, given that text back as a word of what the probe found ("knife" where
+    "mobile" found nothing), the probes with the most arguments first; a call that works is
+    a search that finds something (a repaired call)."""
+    texts = [n for n, v in start.arguments.items() if isinstance(v, str) and v.strip()]
+    ran = [(inv, obs) for _, inv, obs in probed
+           if obs.ok and code_verdict(obs)[0] == 0 and PROBE_WORD not in inv.arguments.values()]
+    out: list[tuple[str, Invocation]] = []
+    for inv, obs in sorted(ran, key=lambda r: -len(r[0].arguments)):
+        for name in (n for n in texts if n not in inv.arguments):
+            out += [(name, Invocation(inv.name, {**inv.arguments, name: w}))
+                    for w in output_words(obs.output, 1)]
+    return list({inv.key(): (n, inv) for n, inv in out}.values())[:MAX_OUTPUT_WORDS]
+
+
 MAX_COMBINED = 16   # calls that join two probes' changes, per probing
 
 
@@ -202,6 +243,10 @@ class Prober:
                      .values())
         done = len(self.probed)
         await self._try(calls, start, bool(valid), empty)
+        if empty:     # a word of what the tool found, for the text that found nothing
+            tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
+            await self._try([(p, inv) for p, inv in with_output_words(start, self.probed[done:])
+                             if inv.key() not in tried], start, bool(valid), False)
         if not valid and not first.observation.ok and not self.repaired:
             tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
             start_obs = seen(first.observation, self.engine.scrubber)
@@ -242,8 +287,9 @@ class Prober:
             self.probed.append((param, inv, obs))
 
     def take(self, exclude: Collection[str]) -> Repaired | None:
-        """The next repaired call not in ``exclude`` (call keys) and not taken before."""
-        for r in self.repaired:
+        """The next repaired call not in ``exclude`` (call keys) and not taken before, the
+        one with the most arguments first (it asks for more than ``{}``, which lists all)."""
+        for r in sorted(self.repaired, key=lambda r: -len(r.invocation.arguments)):
             key = r.invocation.key()
             if key not in self._used and key not in exclude:
                 self._used.add(key)
@@ -261,4 +307,4 @@ class Prober:
 
 
 __all__ = ["Prober", "Repaired", "combined", "datetime_parts", "doc_examples",
-           "found_with", "probes", "without_optional"]
+           "found_with", "output_words", "probes", "with_output_words", "without_optional"]

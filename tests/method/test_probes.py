@@ -121,3 +121,30 @@ def test_two_fixes_that_each_removed_an_error_are_tried_together(make_engine, ex
     single = [o for _, inv, o in prober.probed
               if sum(inv.arguments[k] != start[k] for k in start) == 1]
     assert single and not any(o.ok for o in single)   # no change of one argument works
+
+
+def test_a_search_that_found_nothing_is_retried_with_a_word_of_what_the_tool_found(
+        tools, make_engine):
+    """"mobile" is no product: the probes that found results without the query are run with a
+    word of their first result as the query, and the richest such call is taken first."""
+    tool = tools["search_products"]
+    prober = _probe_from(make_engine([tool], FakeLM()), tool,
+                         {"query": "mobile", "category": "electronics", "max_price": 100})
+    worded = [r.invocation.arguments for r in prober.repaired
+              if r.invocation.arguments.get("query", "mobile") != "mobile"]
+    assert worded, [r.invocation.arguments for r in prober.repaired]
+    assert all(r.observation.output["count"] > 0 for r in prober.repaired)
+    taken = prober.take(set())
+    assert len(taken.invocation.arguments) == max(len(a) for a in
+                                                 (r.invocation.arguments for r in prober.repaired))
+    assert taken.invocation.arguments != {}
+
+
+def test_output_words_take_one_word_per_found_item():
+    from play2prompt.evidence.probes import output_words
+
+    found = {"count": 2, "products": [{"sku": "EL-100", "name": "USB-C charger 65W"},
+                                      {"sku": "KT-2", "name": "Chef's knife 8 inch"}]}
+    assert output_words(found) == ["charger", "chef"]
+    assert output_words({"count": 0, "products": []}) == []
+    assert output_words(["alpha beta", "gamma"], 3) == ["alpha", "gamma"]
