@@ -90,5 +90,17 @@ async def describe_tool(tool: Tool, engine: Any,
     if not isinstance(answer, Mapping) or not str(answer.get("description", "")).strip():
         return None
     meanings = answer.get("parameters") or {}
-    return Description(" ".join(str(answer["description"]).split()),
-                       tuple((n, " ".join(str(meanings.get(n, "")).split())) for n in props))
+    return Description(whole_sentences(str(answer["description"]), 300),
+                       tuple((n, whole_sentences(str(meanings.get(n, "")), 120))
+                             for n in props))
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """``text`` on one line, without a last sentence the length bound (``limit``, the schema's
+    maxLength) cut off: "Whether to count weekends. If True, weekends are included; if False,
+    weekends" keeps its first sentence. A text with no full sentence before the cut is kept."""
+    text = " ".join(text.split())
+    if len(text) < limit - 1 or text.endswith((".", "!", "?")):
+        return text
+    end = max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+    return text[:end + 1] if end > 0 else text

@@ -146,3 +146,18 @@ def test_the_outputs_shown_are_scrubbed():
     (asked,) = gen.requests
     assert secret not in prompt_text(asked) and REDACTED in prompt_text(asked)
     assert dict(said.params)["n"] == "the number of trials"
+
+
+def test_a_sentence_the_length_bound_cut_off_is_dropped():
+    """Run opq-fix shipped "... If True, weekends are included; if False, weekends": the
+    schema's 120 characters ended the meaning mid-sentence (and mid-claim)."""
+    from play2prompt.evidence.describe import whole_sentences
+
+    cut = ("A boolean indicating whether to include weekends in the calculation. If True, "
+           "weekends are included; if False, weekends")
+    assert len(cut) == 119                                  # 120 with the space it was cut at
+    assert whole_sentences(cut, 120) == ("A boolean indicating whether to include weekends in "
+                                         "the calculation.")
+    assert whole_sentences("The start date.", 120) == "The start date."
+    assert whole_sentences("short  text\nno stop", 120) == "short text no stop"
+    assert whole_sentences("x" * 120, 120) == "x" * 120      # no sentence to fall back on
