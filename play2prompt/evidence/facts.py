@@ -236,13 +236,22 @@ class FactBook:
         return "\n".join(lines)
 
     def narrowed_schema(self, schema: Mapping[str, Any]) -> dict[str, Any]:
-        """``schema`` with the listed accepted values as enums (for constrained decoding)."""
+        """``schema`` with the listed accepted values as enums and a text's parts as a
+        pattern (a ``rule`` fact valued ``("parts", separator, count)``, from a reshaped call
+        that ran: ``^[^:]+:[^:]+$`` for "HH:MM"), for constrained decoding."""
         out = dict(schema)
         props = {k: dict(v) for k, v in (schema.get("properties") or {}).items()}
         for name, spec in props.items():
             accepted = self.accepted(name)
             if accepted and "enum" not in spec and spec.get("type") == "string":
                 spec["enum"] = list(accepted)
+            parts = [f.values for f in self.of(name) if f.kind == "rule"
+                     and f.values[:1] == ("parts",) and len(f.values) == 3]
+            if parts and "enum" not in spec and "pattern" not in spec \
+                    and spec.get("type") in ("string", None):
+                sep, count = parts[-1][1], int(parts[-1][2])
+                one = "[^" + re.escape(sep) + r'"\\\n]+'   # no quote: the string ends there
+                spec["pattern"] = "^" + re.escape(sep).join([one] * count) + "$"
         out["properties"] = props
         return out
 

@@ -244,7 +244,8 @@ async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation
 
 def parts_fact(param: str, r: Reshaped) -> Fact | None:
     """That ``param`` takes a text of fewer parts, when ``r`` cut it (:func:`unpacked`) and
-    ran: "time takes a text of 2 parts separated by ':', like '14:30' (not '14:30:00')"."""
+    ran: "time takes a text of 2 parts separated by ':', like '14:30' (not '14:30:00')",
+    valued ``("parts", ":", "2")`` (the next tries are decoded against it as a pattern)."""
     before, after = r.start.arguments.get(param), r.invocation.arguments.get(param)
     if not (r.works and isinstance(before, str) and isinstance(after, str)
             and before != after and before.startswith(after)):
@@ -253,8 +254,8 @@ def parts_fact(param: str, r: Reshaped) -> Fact | None:
     count = len(after.split(sep))
     text = (f"{param} takes a text of {count} parts separated by {sep!r}, like {after!r} "
             f"(not {before!r}).")
-    return Fact(param, "rule", text, (), f"{r.invocation.to_python()[:200]} -> "
-                f"{r.observation.render(200)}", r.invocation.key())
+    shown = f"{r.invocation.to_python()[:200]} -> {r.observation.render(200)}"
+    return Fact(param, "rule", text, ("parts", sep, str(count)), shown, r.invocation.key())
 
 
 def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:

@@ -194,3 +194,21 @@ def test_unpacked_cuts_each_text_at_each_separator_it_has():
     assert unpacked(inv, 5) == []
     assert unpack_expected("ValueError: too many values to unpack (expected 3)") == 3
     assert unpack_expected("ValueError: not enough values to unpack (expected 2, got 1)") == 0
+
+
+def test_the_parts_a_text_takes_constrain_the_next_tries(make_engine, exec_ctx):
+    """After "14:30" ran where "14:30:00" failed, the schema play's tries (and re-reading) are
+    decoded against has time as two ':'-separated parts: "14:30:00" cannot be written again."""
+    import re
+
+    _, book, _ = _reshape(make_engine, exec_ctx, "wall_clock",
+                          {"time": "14:30:00", "zone": "Europe/Paris"})
+    schema = {"type": "object", "properties": {"time": {"type": "string"},
+                                               "zone": {"type": "string"}}}
+    spec = book.narrowed_schema(schema)["properties"]
+    assert re.fullmatch(spec["time"]["pattern"], "14:30")
+    assert not re.fullmatch(spec["time"]["pattern"], "14:30:00")
+    # no quote in a part: with one, llguidance let the 1.5B run the string on into a new key
+    assert not re.fullmatch(spec["time"]["pattern"], '14:30",\n  "zone": "x')
+    assert "pattern" not in spec["zone"]
+    assert "pattern" not in FactBook(book.tool).narrowed_schema(schema)["properties"]["time"]
