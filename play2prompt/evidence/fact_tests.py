@@ -41,6 +41,7 @@ from play2prompt.method.requests import (
     RequestWriter,
     describe_values,
     first_clause,
+    says_as_given,
 )
 from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
 from play2prompt.tools.model import Invocation, Tool
@@ -82,19 +83,6 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
             if i < len(queue) and len(out) < budget:
                 out.append(FactTarget(queue[i], p, rules[p]))
     return out
-
-
-def says_as_given(value: Any, query: str) -> bool:
-    """The request writes the tested value exactly as the call has it (then it tests nothing:
-    the original doc reads it like any other request). Numbers by value; text as a whole word,
-    in any case, "_" read as a space; other values are not checked."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return False
-    if not isinstance(value, str):
-        return value_in_text(value, query)
-    forms = {value.strip(), value.strip().replace("_", " ")} - {""}
-    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
-               for f in forms)
 
 
 def says_a_number(value: Any, query: str, others: Invocation) -> bool:

@@ -109,7 +109,8 @@ def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocat
     shape, text_number = type_shape(error)
     if not shape:
         return []
-    first = unpacked(inv, unpack_expected(error)) if unpack_expected(error) else []
+    expected = unpack_expected(error)
+    first = unpacked(inv, expected) if expected else []
     args = inv.arguments
     named = [p for p in args if mentions(error, p)]
     scalars = [p for p, v in args.items() if _scalar(v)]

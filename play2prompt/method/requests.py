@@ -89,23 +89,28 @@ class Reading:
         return self.observation is not None and code_verdict(self.observation)[0] == 0
 
 
-def said(value: Any, query: str) -> bool:
-    """Whether ``query`` states ``value`` as a whole: a number by value, a text as a whole
-    word (any case, "_" read as a space) or, for a path-like text, its last part ("Tokyo" for
-    "Asia/Tokyo"). Flags and structures are not checkable by code: False."""
-    if isinstance(value, bool) or value is None:
+def says_as_given(value: Any, query: str) -> bool:
+    """Whether ``query`` writes ``value`` exactly as the call has it (a fact test that does
+    tests nothing: the original doc reads it like any other request). Numbers by value; text
+    as a whole word, in any case, "_" read as a space; other values are not checked."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return False
-    if isinstance(value, (int, float)):
+    if not isinstance(value, str):
         return value_in_text(value, query)
-    if not isinstance(value, str) or not value.strip():
-        return False
-    text = value.strip()
-    forms = {text, text.replace("_", " ")}
-    if "/" in text.strip("/"):
-        last = text.strip("/").rsplit("/", 1)[1]
-        forms |= {last, last.replace("_", " ")}
+    forms = {value.strip(), value.strip().replace("_", " ")} - {""}
     return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
-               for f in forms if len(f) > 1)
+               for f in forms)
+
+
+def said(value: Any, query: str) -> bool:
+    """Whether ``query`` states ``value`` as a whole: a number by value, a text of two
+    characters or more as written (:func:`says_as_given`) or, for a path-like text, its last
+    part ("Tokyo" for "Asia/Tokyo"). Flags and structures are not checkable by code: False."""
+    if not isinstance(value, str):
+        return says_as_given(value, query)
+    text = value.strip()
+    last = text.strip("/").rsplit("/", 1)[1] if "/" in text.strip("/") else ""
+    return any(len(t) > 1 and t == t.strip() and says_as_given(t, query) for t in (text, last))
 
 
 def states_every_value(query: str, inv: Invocation) -> bool:

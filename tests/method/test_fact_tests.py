@@ -109,16 +109,22 @@ def _loan_material(engine, loan):
     return asyncio.run(run())
 
 
+def _loan_test(example_tools, make_engine, rate, misread):
+    """A loan request at ``rate`` ("4 %") written by the generator, a task model that reads the
+    rate as ``misread`` with the original doc, and the loan's facts and verified example."""
+    loan = next(t for t in example_tools if t.name == "loan_payment")
+    query = f"What would I pay each month on a 20,000 loan at {rate} for 10 years?"
+    task = FakeLM(rules=[(rate, tool_call(loan.name, {"principal": 20000, "annual_rate": misread,
+                                                      "years": 10}))])
+    engine = make_engine([loan], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
+    return (loan, query, engine, *_loan_material(engine, loan))
+
+
 def test_a_fact_with_no_other_form_is_no_target_and_a_percentage_may_keep_its_number(
         example_tools, make_engine):
     """"must be positive" says no other way to say a value: only the percentage is tested,
     and "4 %" (the call's own 4, the way people say a rate the tool takes in percent) passes."""
-    loan = next(t for t in example_tools if t.name == "loan_payment")
-    query = "What would I pay each month on a 20,000 loan at 4 % for 10 years?"
-    task = FakeLM(rules=[("4 %", tool_call(loan.name, {"principal": 20000, "annual_rate": 0.04,
-                                                       "years": 10}))])
-    engine = make_engine([loan], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
-    space, ex = _loan_material(engine, loan)
+    loan, query, engine, space, ex = _loan_test(example_tools, make_engine, "4 %", 0.04)
     assert any("positive" in f.text for f in space.book.of("principal"))
     assert [t.param for t in plan_targets(loan, [ex], space.book, 4)] == ["annual_rate"]
     tests = asyncio.run(write_fact_tests(loan, engine, space, [ex]))
@@ -130,12 +136,7 @@ def test_a_percentage_play_wrote_as_a_fraction_is_tested_as_the_percentage_peopl
     """Play's call had annual_rate=0.05 (it runs: 0.05 %), and the facts say the tool takes a
     percentage: the test's call is made typical (5, executed), its request says "5 %", and D0,
     which writes 0.05 for 5 %, fails it."""
-    loan = next(t for t in example_tools if t.name == "loan_payment")
-    query = "What would I pay each month on a 20,000 loan at 5 % for 10 years?"
-    task = FakeLM(rules=[("5 %", tool_call(loan.name, {"principal": 20000, "annual_rate": 0.05,
-                                                       "years": 10}))])
-    engine = make_engine([loan], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
-    space, ex = _loan_material(engine, loan)
+    loan, query, engine, space, ex = _loan_test(example_tools, make_engine, "5 %", 0.05)
     fraction = Invocation(loan.name, {"principal": 20000, "annual_rate": 0.05, "years": 10})
     ex = Example(loan.name, "A 20,000 loan at 0.05 for 10 years?", fraction,
                  asyncio.run(engine.runtime.run(fraction)), "", 3.0, 0.0, 3.0, solved=True)
