@@ -15,11 +15,21 @@ from the request alone with the facts doc, and the re-derived call must give the
 output when executed. The task model then tries it with D0 and no demos (R_e = 1 when it
 fails, as the paper's Step 1 intends); the verified tests join the examples Step 2 is decided
 on, so a fact's worth is measured by the examples that test it.
+
+Calls play never made (:mod:`~play2prompt.evidence.variants`, up to ``MAX_VARIANTS`` a tool,
+within the same budget): a verified call without an optional argument that gives the same
+output gets a request that says nothing of the option (re-read, it must give that output once
+the option is dropped; a draft that names the option is refused); a probe of the other sign
+that ran is said the way people say it, like any fact test. What they show (a default, a sign
+that works) joins the facts. So does each conversion code made and a verified test said
+("For example, 1.75 metres is 175."): a worked example the task model can copy, where a unit
+named alone leaves a 1.5B writing 1.8 for "1.8 m".
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.everyday import Form, everyday_form, typical_value
-from play2prompt.evidence.facts import FactBook, known_doc, seen, strip_refuted
+from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
+from play2prompt.evidence.variants import LEFT_OUT, Variant, find_variants
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json
 from play2prompt.method.discovery import described_doc
@@ -44,12 +55,14 @@ from play2prompt.method.requests import (
     says_as_given,
 )
 from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.scoring.checker import check_calls
+from play2prompt.tools.model import Invocation, Observation, Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+MAX_VARIANTS = 2    # tests of calls play never made (:mod:`~play2prompt.evidence.variants`)
 
 
 @dataclass(frozen=True)
@@ -187,6 +200,64 @@ class FactTestWriter:
                     f"another way.")
         return None
 
+    async def write_variant(self, variant: Variant, book: FactBook,
+                            seed_key: str) -> Example | None:
+        """A verified test of a call play never made: an argument of the other sign is said
+        the way people say it (:meth:`write`, the variant's fact as the rule); a call without
+        an optional argument, by :meth:`write_left_out`."""
+        ex = Example(self.tool.name, "", variant.invocation, variant.observation, "",
+                     0.0, 0.0, 0.0)
+        if variant.kind == LEFT_OUT:
+            return await self.write_left_out(variant, ex, book, seed_key)
+        rule = " ".join(book.sentences(variant.param, examples=False)) or variant.fact.text
+        return await self.write(FactTarget(ex, variant.param, rule), book, seed_key)
+
+    async def write_left_out(self, variant: Variant, ex: Example, book: FactBook,
+                             seed_key: str) -> Example | None:
+        """m3 for the call without the optional argument: written from its other values, so
+        it says nothing of the option (a draft that names it is refused); re-read with the
+        facts, the call must give the output once that argument is dropped (code's check:
+        whether the reader sets the option is what R_e then tests)."""
+        eng, inv, obs, param = self.engine, variant.invocation, variant.observation, variant.param
+        labels = {n: first_clause(strip_refuted(t, book.of(n)))
+                  for n, t in described_doc(self.tool.doc, book).params.items()}
+        note = ""
+        for t in range(QUERY_TRIES):
+            messages = eng.prompts.render("m3", doc=known_doc(self.tool, book),
+                                          output=obs.render(800),
+                                          values=describe_values(inv, labels),
+                                          context=note.strip())
+            (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
+                                      seed=derive_seed(seed_key, "m3-left-out", t),
+                                      temperature=retry_temperature(eng.config.temperature, t),
+                                      max_tokens=160)
+            query = str(q["query"]).strip() if q else ""
+            if not query:
+                continue
+            problems = evidence_for(eng.config).request_gates.problems(
+                query, self.tool, [*self.reader.sources, note], inv=inv)
+            if says_as_given(param, query):
+                problems.append(f"it speaks of {param.replace('_', ' ')}; leave that out")
+            if problems:
+                note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
+                continue
+            reading = await self.reader.reread(query, inv, obs, f"{seed_key}:left:{t}", book)
+            if reading.consistent or await self._same_without(reading.call, param, inv, obs):
+                return await self._tested(FactTarget(ex, param, variant.fact.text), query,
+                                          f"{reading.shown} (checked without {param})", inv)
+            note = (f"\nA draft was: {query}\nRead alone, it asks for {reading.shown}, not "
+                    f"for the call. Say every value of the call plainly.")
+        return None
+
+    async def _same_without(self, call: Invocation | None, param: str, inv: Invocation,
+                            obs: Observation) -> bool:
+        """``call`` without ``param`` gives ``obs``'s output when executed."""
+        if call is None:
+            return False
+        outcome = await check_calls([_without(call, param)], [inv], self.engine.runtime,
+                                    expected_outputs=[obs.output])
+        return outcome.correct
+
     async def _tested(self, target: FactTarget, query: str, rederived: str,
                       others: Invocation) -> Example:
         """The example, with R_q (other values as written) and R_e (D0 fails it)."""
@@ -213,11 +284,21 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     budget = engine.config.fact_tests
     book = space.book
     targets = plan_targets(tool, examples, book, budget)
-    if not targets:
+    variants = await find_variants(tool, engine, examples, space.probed,
+                                   min(budget, MAX_VARIANTS))
+    for variant in variants:      # what they show joins the facts the docs are written from
+        book.add(variant.fact)
+    if not targets and not variants:
         return []
     writer = FactTestWriter(tool, engine, space)
-    found = await asyncio.gather(*(writer.write(t, book, f"{tool.name}:fact:{i}")
-                                   for i, t in enumerate(targets)))
+    found = await asyncio.gather(
+        *(writer.write(t, book, f"{tool.name}:fact:{i}") for i, t in enumerate(targets)),
+        *(writer.write_variant(v, book, f"{tool.name}:variant:{i}")
+          for i, v in enumerate(variants)))
+    for target, ex in zip(targets, found):   # a conversion code checked, as a worked example
+        fact = conversion_fact(ex, target) if ex is not None else None
+        if fact is not None:
+            book.add(fact)
     seen: set[str] = {ex.query.strip().lower() for ex in examples}
     out = []
     for ex in found:
@@ -225,6 +306,20 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
             seen.add(ex.query.strip().lower())
             out.append(ex)
     return out
+
+
+def conversion_fact(test: Example, target: FactTarget) -> Fact | None:
+    """What a fact test whose form code made shows, as a worked example for the docs:
+    "For example, 1.75 metres is 175." (the test's call; held out with it). None when the
+    value had no code-made form (a re-reading verified it)."""
+    value = test.invocation.arguments.get(target.param)
+    form = everyday_form(value, target.rule)
+    if form is None or isinstance(value, bool):
+        return None
+    shown = json.dumps(value, ensure_ascii=False)
+    return Fact(target.param, "rule", f"For example, {form.text} is {shown}.",
+                ("converts", form.text, shown), f"{test.invocation.to_python()[:200]}",
+                test.invocation.key())
 
 
 def fact_test_stats(tests: Sequence[Example]) -> dict[str, int]:
@@ -255,5 +350,5 @@ def fact_tests_for(config: Any) -> FactTests:
     return WriteFactTests() if FACT_TESTS in active(config) else NoFactTests()
 
 
-__all__ = ["FactTarget", "FactTestWriter", "NoFactTests", "WriteFactTests", "fact_test_stats",
-           "fact_tests_for", "plan_targets", "write_fact_tests"]
+__all__ = ["FactTarget", "FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_fact",
+           "fact_test_stats", "fact_tests_for", "plan_targets", "write_fact_tests"]

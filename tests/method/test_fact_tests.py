@@ -49,9 +49,9 @@ def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine)
     async def run():
         space, ex = await _material(engine, bmi)
         assert any("centimetres" in f.text for f in space.book.of("height"))
-        return await write_fact_tests(bmi, engine, space, [ex]), ex
+        return await write_fact_tests(bmi, engine, space, [ex]), ex, space
 
-    tests, ex = asyncio.run(run())
+    tests, ex, space = asyncio.run(run())
     assert [t.query for t in tests] == [query]
     # the form is code's (175 cm -> 1.75 metres), shown to the writer and checked by code: the
     # generator never has to convert it back (no re-reading)
@@ -66,6 +66,8 @@ def test_a_unit_fact_yields_a_verified_request_in_another_unit(bmi, make_engine)
     # the ordinary gate would have refused it ("175" is not written): this is what 1b adds
     assert any("175" in p for p in request_problems(query, bmi, inv=ex.invocation))
     assert fact_test_stats(tests) == {"fact_tests": 1, "fact_tests_failed_by_original": 1}
+    # the conversion code checked joins the facts as a worked example, with the test's call
+    assert "For example, 1.75 metres is 175." in space.book.sentences("height")
 
 
 def test_a_request_that_changes_another_value_is_still_gated(bmi, make_engine):

@@ -1,0 +1,136 @@
+"""Calls play never made: what the tool accepted beyond the generator's habits, as facts and as
+the calls of fact tests (Step 1b, :mod:`play2prompt.evidence.fact_tests`).
+
+Play's calls follow the generator's habits. On the opaque example tools every ``add_days`` call
+of the 1.5B set ``business_days``, and none went back in time, so no verified example asked for
+a plain date sum or a date before another, and the doc that the task model needed for them ("left
+out, counts calendar days"; "negative to go back") could not win. Two kinds of call the tool
+accepted, each checked by executing it, fill that gap:
+
+- **left out**: a verified call without one of its optional arguments. When it runs and gives
+  the same output, the argument's value in that call is its default. A request written for the
+  call without it says nothing of the option, as people leave it unsaid; the task model that
+  sets the option anyway fails it (R_e = 1). Fact: ``Optional; defaults to false (...)``.
+- **other sign**: a probe (:mod:`play2prompt.evidence.probes`) that flipped a number's sign and
+  ran, where every verified call had the other sign (``days=-7`` where play always added).
+  Its request says the number the way people do ("7 days before"), never as the call has it.
+  Fact: ``Negative values work too (e.g. days=-7)``.
+
+Only executions decide: a left-out call that fails or gives another output, or a probe that did
+not run, is no variant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from play2prompt.evidence.facts import Fact, seen
+from play2prompt.jsonutil import canonical
+from play2prompt.method.example import Example
+from play2prompt.method.play import code_verdict
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
+    from play2prompt.engine import Engine
+
+LEFT_OUT, OTHER_SIGN = "left out", "other sign"
+TRIES_PER_PARAM = 3      # verified calls tried without one optional argument, per argument
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A call the tool accepted that play never made, what it shows, and the example it
+    varies (for a left-out argument; a probe's own call otherwise)."""
+
+    param: str
+    kind: str                      # LEFT_OUT | OTHER_SIGN
+    invocation: Invocation
+    observation: Observation
+    fact: Fact
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, Example]]:
+    """(optional argument, verified example whose call sets it), up to ``TRIES_PER_PARAM``
+    examples per argument, in the examples' order; fact tests are not varied again."""
+    required = set(tool.required)
+    out: list[tuple[str, Example]] = []
+    for param in tool.properties:
+        if param in required:
+            continue
+        found = [ex for ex in examples if ex.verified and not ex.fact
+                 and param in ex.invocation.arguments]
+        out.extend((param, ex) for ex in found[:TRIES_PER_PARAM])
+    return out
+
+
+def other_sign_probes(examples: Sequence[Example],
+                      probed: Sequence[tuple[str, Invocation, Observation]]
+                      ) -> list[tuple[str, Invocation, Observation]]:
+    """Probes that ran with a number of the sign no verified call of that argument has (a
+    negative ``days`` where every call added days), one per argument, in probing order."""
+    signs: dict[str, set[bool]] = {}
+    for ex in examples:
+        if ex.verified:
+            for name, value in ex.invocation.arguments.items():
+                if _number(value) and value != 0:
+                    signs.setdefault(name, set()).add(value < 0)
+    out: dict[str, tuple[str, Invocation, Observation]] = {}
+    for param, inv, obs in probed:
+        value = inv.arguments.get(param)
+        if param in out or not _number(value) or value == 0 or param not in signs \
+                or (value < 0) in signs[param] or code_verdict(obs)[0] != 0:
+            continue
+        out[param] = (param, inv, obs)
+    return list(out.values())
+
+
+def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
+    shown = json.dumps(value, ensure_ascii=False)
+    return Fact(param, "rule", f"Optional; defaults to {shown} (a call without it gave the "
+                f"same result as {param}={shown}).", ("default", shown),
+                f"{call.to_python()[:200]} -> {obs.render(200)}", call.key())
+
+
+def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
+    word = "Negative" if value < 0 else "Positive"
+    return Fact(param, "rule", f"{word} values work too (e.g. {param}={value}).",
+                ("sign", str(value)), f"{call.to_python()[:200]} -> {obs.render(200)}",
+                call.key())
+
+
+async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
+                        probed: Sequence[tuple[str, Invocation, Observation]],
+                        limit: int) -> list[Variant]:
+    """Up to ``limit`` variants of ``tool``'s verified ``examples``: for each optional
+    argument, the first left-out call that runs with the same output; then the probes of the
+    other sign. The left-out calls are executed here."""
+    tries = left_out_calls(tool, examples)
+    calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
+                                             if k != param}) for param, ex in tries]
+    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
+    out: dict[str, Variant] = {}
+    for (param, ex), call, obs in zip(tries, calls, raw):
+        obs = seen(obs, engine.scrubber)
+        if param in out or code_verdict(obs)[0] != 0 or \
+                canonical(obs.output) != canonical(ex.observation.output):
+            continue
+        value = ex.invocation.arguments[param]
+        out[param] = Variant(param, LEFT_OUT, call, obs,
+                             default_fact(param, value, ex.invocation, obs))
+    variants = list(out.values())
+    for param, inv, obs in other_sign_probes(examples, probed):
+        variants.append(Variant(param, OTHER_SIGN, inv, obs,
+                                sign_fact(param, inv.arguments[param], inv, obs)))
+    return variants[:limit]
+
+
+__all__ = ["LEFT_OUT", "OTHER_SIGN", "Variant", "default_fact", "find_variants",
+           "left_out_calls", "other_sign_probes", "sign_fact"]

@@ -1,0 +1,118 @@
+"""Calls play never made: an optional argument left out (same output: its default) and a probe
+of the other sign become verified fact tests that D0 fails, and facts."""
+
+import asyncio
+
+import pytest
+
+from play2prompt.evidence.fact_tests import write_fact_tests
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.variants import (
+    LEFT_OUT,
+    OTHER_SIGN,
+    find_variants,
+    left_out_calls,
+    other_sign_probes,
+)
+from play2prompt.lm.fake import FakeLM, tool_call
+from play2prompt.method.example_search import Example, ExampleSpace
+from play2prompt.tools.model import Invocation, Observation
+
+M3 = "Values the message must contain"
+M3F = "The value to say in another everyday form"
+REREAD = "Write the arguments."
+START = {"date": "2024-03-01", "days": 10}
+
+
+@pytest.fixture
+def add_days(example_tools):
+    return next(t for t in example_tools if t.name == "add_days")
+
+
+async def _example(engine, tool, args, query="What date is it?"):
+    inv = Invocation(tool.name, args)
+    return Example(tool.name, query, inv, await engine.runtime.run(inv), "", 3.0, 0.0, 3.0,
+                   solved=True)
+
+
+def _run(engine, tool, args, probed=()):
+    async def run():
+        ex = await _example(engine, tool, args)
+        space = ExampleSpace(tool, engine, FactBook(tool))
+        space.prober.probed.extend(probed)
+        return await write_fact_tests(tool, engine, space, [ex]), space, ex
+    return asyncio.run(run())
+
+
+def test_an_optional_argument_left_out_with_the_same_output_is_a_test_d0_fails(
+        add_days, make_engine):
+    query = "What date is 10 days after 1 March 2024?"
+    # the reader, like the task model, sets the option: code checks the call without it
+    gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, {**START, "business_days": True})])
+    task = FakeLM(rules=[("10 days after", tool_call("add_days",
+                                                     {**START, "business_days": True}))])
+    engine = make_engine([add_days], gen, task, lam=1.0)
+    tests, space, ex = _run(engine, add_days, {**START, "business_days": False})
+    assert [t.query for t in tests] == [query]
+    test = tests[0]
+    assert test.invocation.arguments == START                   # the option left unsaid
+    assert test.observation.output == ex.observation.output
+    assert test.verified and (test.solved, test.r_e) == (False, 1.0)
+    assert "checked without business_days" in test.rederived
+    assert test.fact.startswith("business_days: Optional; defaults to false")
+    assert any("defaults to false" in s for s in space.book.sentences("business_days"))
+    m3 = next(str(r.messages) for r in gen.requests if M3 in str(r.messages))
+    assert ": 10" in m3 and ": False" not in m3                  # written from the others
+
+
+def test_a_left_out_request_that_names_the_option_is_refused(add_days, make_engine):
+    gen = FakeLM(rules=[(M3, {"query": "What date is 10 business days after 1 March 2024?"}),
+                        (REREAD, START)])
+    engine = make_engine([add_days], gen, FakeLM(), lam=1.0)
+    tests, _, _ = _run(engine, add_days, {**START, "business_days": False})
+    assert tests == []
+    assert "it speaks of business days" in str(gen.requests[-1].messages)
+    assert not any(REREAD in str(r.messages) for r in gen.requests)
+
+
+def test_an_argument_whose_absence_changes_the_output_is_no_variant(add_days, make_engine):
+    engine = make_engine([add_days], FakeLM(), FakeLM())
+
+    async def run():
+        ex = await _example(engine, add_days, {**START, "business_days": True})
+        return left_out_calls(add_days, [ex]), await find_variants(add_days, engine, [ex], (), 2)
+
+    tries, variants = asyncio.run(run())
+    assert [p for p, _ in tries] == ["business_days"]
+    assert variants == []              # 10 business days is not 10 days: no default shown
+
+
+def test_a_probe_of_the_other_sign_that_ran_is_said_the_way_people_say_it(
+        add_days, make_engine):
+    back = Invocation("add_days", {**START, "days": -10})
+    query = "What was the date 10 days before 1 March 2024?"
+    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, back.arguments)])
+    task = FakeLM(rules=[("10 days before", tool_call("add_days", START))])
+    engine = make_engine([add_days], gen, task, lam=1.0)
+
+    async def probe():
+        return await engine.runtime.run(back)
+
+    probed = [("days", back, asyncio.run(probe()))]
+    tests, space, _ = _run(engine, add_days, START, probed)
+    assert [t.query for t in tests] == [query]
+    assert tests[0].invocation == back and (tests[0].solved, tests[0].r_e) == (False, 1.0)
+    assert "Negative values work too (e.g. days=-10)." in space.book.sentences("days")
+    assert "days: -10" in str(gen.requests[0].messages)
+
+
+def test_other_sign_needs_a_probe_that_ran_and_a_sign_no_verified_call_has(add_days):
+    ex = Example("add_days", "q", Invocation("add_days", START),
+                 Observation(True, {"date": "2024-03-11"}), "", 3.0, 0.0, 3.0)
+    back = Invocation("add_days", {**START, "days": -10})
+    ran, failed = Observation(True, {"date": "2024-02-20"}), Observation(False, None, "bad")
+    assert [p for p, _, _ in other_sign_probes([ex], [("days", back, ran)])] == ["days"]
+    assert other_sign_probes([ex], [("days", back, failed)]) == []
+    neg = Example("add_days", "q", back, ran, "", 3.0, 0.0, 3.0)
+    assert other_sign_probes([ex, neg], [("days", back, ran)]) == []   # play had both signs
+    assert (LEFT_OUT, OTHER_SIGN) == ("left out", "other sign")
