@@ -23,6 +23,8 @@ _CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM
                    r"\b[A-Z][a-z]+/[A-Z][A-Za-z_]+|\b[a-z]+_[a-z_]+\b")
 _URL = re.compile(r"https?://|www\.|\b\w+\.(?:com|org|net|io)\b", re.I)
 _WORD = re.compile(r"[a-z0-9']+")
+_NUM = r"-?\d+(?:\.\d+)?"
+_NUMBER_RUN = re.compile(rf"[\[(]*\s*{_NUM}(?:\s*[\])]*\s*,\s*[\[(]*\s*{_NUM})+\s*[\])]*")
 
 
 def reads_like_code(query: str, tool_name: str) -> bool:
@@ -31,8 +33,13 @@ def reads_like_code(query: str, tool_name: str) -> bool:
 
 
 def value_dump(query: str) -> bool:
-    """A list of bare values ("gaming mouse, electronics, 100, True") instead of a request."""
-    parts = [p.strip() for p in re.split(r"[,;]", query) if p.strip()]
+    """A list of bare values ("gaming mouse, electronics, 100, True") instead of a request.
+    A run of numbers (a list the call takes: "the mean of [2, 4, 6, 8]", "of 3, 5, 7 and 9")
+    counts as one value: a request around it is a request, numbers alone are a dump."""
+    text = _NUMBER_RUN.sub(" ", query)
+    if text != query and len(_WORD.findall(text.lower())) < 3:
+        return True
+    parts = [p.strip() for p in re.split(r"[,;]", text) if p.strip()]
     short = sum(len(p.split()) <= 2 for p in parts)
     return (len(parts) >= 4 and short >= len(parts) - 1) or (len(parts) >= 3
                                                               and short == len(parts))

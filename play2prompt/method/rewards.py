@@ -15,11 +15,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.evidence.error_text import pattern
+from play2prompt.evidence.error_text import pattern, words
 from play2prompt.numeric import any_is, is_number
 from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
+EVERYDAY = "everyday_forms.json"   # the percent words
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
 
 
@@ -80,11 +81,21 @@ def value_in_text(value: Any, text: str) -> bool:
     return norm in re.sub(r"[\s_\-/]+", " ", low)
 
 
+def said_as_percent(value: Any, text: str) -> bool:
+    """A fraction said as the percentage people say ("5 %" or "5 percent" for 0.05)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < abs(value) < 1:
+        return False
+    said = rf"(-?\d+(?:\.\d+)?)\s*(?:%|\b(?:{words(EVERYDAY)['percent']})\b)"
+    return any_is(re.findall(said, text, re.I), value * 100)
+
+
 def missing_numbers(query: str, inv: Invocation) -> list[str]:
-    """The numbers of the call the request does not write out (by value: "1,500" is 1500).
-    Scale and unit slips ("5 %" for 0.05) are where small models go wrong, so a number must be
-    written as the call has it."""
-    return [str(v) for v in _numbers(inv) if not value_in_text(v, query)]
+    """The numbers of the call the request does not write out (by value: "1,500" is 1500; a
+    fraction may be said as a percentage, "5 %" for 0.05, as people say it). Other scale and
+    unit slips ("5" for 0.05) are where small models go wrong, so a number must otherwise be
+    written as the call has it; whether "5 %" meant 0.05 is the re-reading's to check."""
+    return [str(v) for v in _numbers(inv)
+            if not value_in_text(v, query) and not said_as_percent(v, query)]
 
 
 def _numbers(inv: Invocation) -> list[Any]:

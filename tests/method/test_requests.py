@@ -9,6 +9,7 @@ from play2prompt.evidence.facts import FactBook
 from play2prompt.evidence.gates import leaks, reads_like_code, request_problems, value_dump
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.requests import RequestWriter
+from play2prompt.method.rewards import missing_numbers, said_as_percent
 from play2prompt.tools.model import Invocation
 
 M3 = "Write the person's message"
@@ -101,8 +102,11 @@ def test_numbers_must_be_written_as_the_call_has_them():
     from play2prompt.method.rewards import missing_numbers
 
     inv = Invocation("loan_payment", {"principal": 200000, "annual_rate": 0.05, "years": 10})
-    assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == ["0.05"]
+    assert missing_numbers("a 200,000 loan at 5 over 10 years", inv) == ["0.05"]
     assert missing_numbers("a 200,000 loan at 0.05 percent over 10 years", inv) == []
+    # "5%" for 0.05 is how people say it: stated (whether the tool takes 5 or 0.05 is for the
+    # re-reading to find, and makes the example difficult, issue 27)
+    assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == []
 
 
 def test_switches_the_request_contradicts_are_found():
@@ -182,3 +186,21 @@ def test_said_reads_numbers_words_and_the_last_part_of_a_path():
     assert not said("Asia/Tokyo", "time in Japan?") and not said(True, "yes")
     assert said(175, "I am 175 cm") and not said(175, "I am 1.75 m")
     assert not states_every_value("anything", Invocation("f", {}))
+
+
+def test_a_list_of_numbers_inside_a_request_is_no_value_dump():
+    # BFCL's calculate_mean: every request for a list was refused as a dump (0 verified
+    # examples of 6 valid calls in run bfcl-a-p2p3)
+    assert not value_dump("Calculate the average of the numbers [2, 4, 6, 8, 10].")
+    assert not value_dump("What's the mean of 3, 5, 7, 9?")
+    assert not value_dump("Multiply the matrices [[1, 2], [3, 4]] and [[5, 6], [7, 8]] for me")
+    assert value_dump("1, 2, 3, 4") and value_dump("[1, 2, 3] please")   # numbers alone
+
+
+def test_a_fraction_said_as_a_percentage_is_stated_but_other_scales_are_not():
+    inv = Invocation("future_value", {"interest_rate": 0.05, "periods": 12,
+                                      "present_value": 1000})
+    assert missing_numbers("At 5% a year for 12 years, what do 1000 dollars grow to?", inv) == []
+    assert missing_numbers("At 5 percent a year for 12 years, what do 1000 grow to?", inv) == []
+    assert missing_numbers("At 5 a year for 12 years, what do 1000 grow to?", inv) == ["0.05"]
+    assert not said_as_percent(5, "500 %")           # only a fraction has a percentage form
