@@ -57,3 +57,12 @@ def test_a_request_must_say_the_form_not_something_near_it():
     unit = everyday_form("km", "One of: km, m.")
     assert unit.said_in("5 kilometres in miles") and unit.said_in("5 km in miles")  # the gate
     # then refuses "km" as written (fact_tests.says_as_given); the form only checks the name
+
+
+def test_a_temperature_scale_code_among_accepted_values_is_said_by_its_name():
+    scale = everyday_form("F", "One of: C, F, K.")
+    assert scale is not None and scale.text == "degrees Fahrenheit"
+    assert scale.said_in("What is 100 degrees Fahrenheit in Celsius?")
+    assert not scale.said_in("What is 100 F in C?")
+    assert everyday_form("F", "One of: A, B.") is None        # not among the values listed
+    assert tool_unit("Temperature is in kelvin.") == "K"
