@@ -7,8 +7,9 @@ a plain date sum or a date before another, and the doc that the task model neede
 out, counts calendar days"; "negative to go back") could not win. Two kinds of call the tool
 accepted, each checked by executing it, fill that gap:
 
-- **left out**: a verified call without one of its optional arguments. When it runs and gives
-  the same output, the argument's value in that call is its default. A request written for the
+- **left out**: a verified call without one of its optional yes/no arguments. When it runs and
+  gives the same output, and the call with the flag flipped gives another, the flag's value in
+  that call is its default. A request written for the
   call without it says nothing of the option, as people leave it unsaid; the task model that
   sets the option anyway fails it (R_e = 1). Fact: ``Optional; defaults to false (...)``.
 - **other sign**: a probe (:mod:`play2prompt.evidence.probes`) that flipped a number's sign and
@@ -58,15 +59,19 @@ def _number(value: Any) -> bool:
 
 
 def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, Example]]:
-    """(optional argument, verified example whose call sets it), up to ``TRIES_PER_PARAM``
-    examples per argument, in the examples' order; fact tests are not varied again."""
+    """(optional yes/no argument, verified example whose call sets it), up to
+    ``TRIES_PER_PARAM`` examples per argument, in the examples' order; fact tests are not
+    varied again. Only yes/no options: a filter left out can match what one value of it
+    matched by chance (a search for "charger" without ``category`` finds what
+    ``category="electronics"`` found; seen in run opq-var), so the default of a text or a
+    number is not shown by one equal output; a flag has one other value to rule out."""
     required = set(tool.required)
     out: list[tuple[str, Example]] = []
     for param in tool.properties:
         if param in required:
             continue
         found = [ex for ex in examples if ex.verified and not ex.fact
-                 and param in ex.invocation.arguments]
+                 and isinstance(ex.invocation.arguments.get(param), bool)]
         out.extend((param, ex) for ex in found[:TRIES_PER_PARAM])
     return out
 
@@ -115,13 +120,16 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     tries = left_out_calls(tool, examples)
     calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
                                              if k != param}) for param, ex in tries]
-    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
+    flips = [Invocation(ex.invocation.name, {**ex.invocation.arguments,
+                                             param: not ex.invocation.arguments[param]})
+             for param, ex in tries]
+    raw = await asyncio.gather(*(engine.runtime.run(c) for c in [*calls, *flips]))
     out: dict[str, Variant] = {}
-    for (param, ex), call, obs in zip(tries, calls, raw):
-        obs = seen(obs, engine.scrubber)
-        if param in out or code_verdict(obs)[0] != 0 or \
-                canonical(obs.output) != canonical(ex.observation.output):
-            continue
+    for (param, ex), call, obs, flip in zip(tries, calls, raw, raw[len(calls):]):
+        obs, given = seen(obs, engine.scrubber), canonical(ex.observation.output)
+        if param in out or code_verdict(obs)[0] != 0 or canonical(obs.output) != given \
+                or canonical(seen(flip, engine.scrubber).output) == given:
+            continue     # left out, it does not do as the call did, or the flag did nothing
         value = ex.invocation.arguments[param]
         out[param] = Variant(param, LEFT_OUT, call, obs,
                              default_fact(param, value, ex.invocation, obs))

@@ -116,3 +116,23 @@ def test_other_sign_needs_a_probe_that_ran_and_a_sign_no_verified_call_has(add_d
     neg = Example("add_days", "q", back, ran, "", 3.0, 0.0, 3.0)
     assert other_sign_probes([ex, neg], [("days", back, ran)]) == []   # play had both signs
     assert (LEFT_OUT, OTHER_SIGN) == ("left out", "other sign")
+
+
+def test_only_a_flag_that_matters_has_a_default_shown_by_leaving_it_out(example_tools,
+                                                                        make_engine):
+    search = next(t for t in example_tools if t.name == "search_products")
+    engine = make_engine([search], FakeLM(), FakeLM())
+
+    async def run(args):
+        ex = await _example(engine, search, args)
+        return await find_variants(search, engine, [ex], (), 2)
+
+    # a search for "charger" finds the same with and without category="electronics": chance,
+    # not a default; a text or number option is never varied
+    assert asyncio.run(run({"query": "charger", "category": "electronics"})) == []
+    # in_stock_only=False left out finds the same, True finds fewer: false is the default
+    shown = asyncio.run(run({"query": "speaker", "in_stock_only": False}))
+    assert [(v.param, v.kind) for v in shown] == [("in_stock_only", LEFT_OUT)]
+    assert "defaults to false" in shown[0].fact.text
+    # where flipping the flag changes nothing (no out-of-stock match), nothing is shown
+    assert asyncio.run(run({"query": "charger", "in_stock_only": False})) == []
