@@ -97,6 +97,17 @@ def number_form(value: Any, rule: str) -> Form | None:
                 mark)
 
 
+def sign_form(value: Any) -> Form | None:
+    """A negative number said by its size and a word of the other way ("7 days before", "5
+    degrees below zero"), where the facts show negative values work (a probe of the other
+    sign that ran: :mod:`play2prompt.evidence.variants`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value >= 0:
+        return None
+    size = _number(-value)
+    return Form("sign", f"{size}, going the other way (say {size} with before, ago, back, "
+                f"below or less)", (-value,), rf"\b(?:{words(DATA)['other_way']})\b")
+
+
 def typical_value(value: Any, rule: str) -> float | None:
     """The value a person would mean where the call's is legal but atypical under ``rule``:
     a percentage written as a fraction (0.05 where the tool takes a percentage between 0 and
@@ -152,5 +163,5 @@ def everyday_form(value: Any, rule: str) -> Form | None:
     return number_form(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "number_form", "text_form", "tool_unit",
-           "typical_value", "unit_words"]
+__all__ = ["Form", "code_form", "everyday_form", "number_form", "sign_form", "text_form",
+           "tool_unit", "typical_value", "unit_words"]

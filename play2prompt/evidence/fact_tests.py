@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
-from play2prompt.evidence.everyday import Form, everyday_form, typical_value
+from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typical_value
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
@@ -72,6 +72,7 @@ class FactTarget:
     example: Example
     param: str
     rule: str                        # what the tool takes, in the facts' sentences
+    form: Form | None = None         # the form to say, where code made it beside the rule
 
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
@@ -163,7 +164,7 @@ class FactTestWriter:
                   for n, t in described_doc(self.tool.doc, book).params.items()}
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
-        form = everyday_form(value, target.rule)   # made and checked by code, when it can be
+        form = target.form or everyday_form(value, target.rule)   # by code, when it can be
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
@@ -210,7 +211,8 @@ class FactTestWriter:
         if variant.kind == LEFT_OUT:
             return await self.write_left_out(variant, ex, book, seed_key)
         rule = " ".join(book.sentences(variant.param, examples=False)) or variant.fact.text
-        return await self.write(FactTarget(ex, variant.param, rule), book, seed_key)
+        form = sign_form(variant.invocation.arguments.get(variant.param))
+        return await self.write(FactTarget(ex, variant.param, rule, form), book, seed_key)
 
     async def write_left_out(self, variant: Variant, ex: Example, book: FactBook,
                              seed_key: str) -> Example | None:

@@ -14,7 +14,10 @@ accepted, each checked by executing it, fill that gap:
   sets the option anyway fails it (R_e = 1). Fact: ``Optional; defaults to false (...)``.
 - **other sign**: a probe (:mod:`play2prompt.evidence.probes`) that flipped a number's sign and
   ran, where every verified call had the other sign (``days=-7`` where play always added).
-  Its request says the number the way people do ("7 days before"), never as the call has it.
+  Its request says the number the way people do, by its size and a word of the other way
+  ("7 days before": :func:`~play2prompt.evidence.everyday.sign_form`, checked by code), never
+  as the call has it. In run opq-var0 the 1.5B, asked to say ``days: -7`` another way with no
+  form given, wrote no usable request in 3 drafts ("How many days to add to the start date? -7").
   Fact: ``Negative values work too (e.g. days=-7)``.
 
 Only executions decide: a left-out call that fails or gives another output, or a probe that did

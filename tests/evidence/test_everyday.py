@@ -66,3 +66,13 @@ def test_a_temperature_scale_code_among_accepted_values_is_said_by_its_name():
     assert not scale.said_in("What is 100 F in C?")
     assert everyday_form("F", "One of: A, B.") is None        # not among the values listed
     assert tool_unit("Temperature is in kelvin.") == "K"
+
+
+def test_a_negative_number_is_said_by_its_size_and_a_word_of_the_other_way():
+    from play2prompt.evidence.everyday import sign_form
+
+    back = sign_form(-14)
+    assert back.said_in("two weeks? no: 14 days before Christmas")
+    assert back.said_in("5 degrees below zero") is False              # not its size
+    assert not back.said_in("14 days after Christmas") and not back.said_in("-14 days")
+    assert sign_form(14) is None and sign_form(True) is None

@@ -91,7 +91,10 @@ def test_a_probe_of_the_other_sign_that_ran_is_said_the_way_people_say_it(
         add_days, make_engine):
     back = Invocation("add_days", {**START, "days": -10})
     query = "What was the date 10 days before 1 March 2024?"
-    gen = FakeLM(rules=[(M3F, {"query": query}), (REREAD, back.arguments)])
+    # the first draft says the number as the call has it, the second the wrong way round
+    gen = FakeLM(replies=[{"query": "What is -10 days from 1 March 2024?"},
+                          {"query": "What is the date 10 days after 1 March 2024?"},
+                          {"query": query}])
     task = FakeLM(rules=[("10 days before", tool_call("add_days", START))])
     engine = make_engine([add_days], gen, task, lam=1.0)
 
@@ -102,8 +105,11 @@ def test_a_probe_of_the_other_sign_that_ran_is_said_the_way_people_say_it(
     tests, space, _ = _run(engine, add_days, START, probed)
     assert [t.query for t in tests] == [query]
     assert tests[0].invocation == back and (tests[0].solved, tests[0].r_e) == (False, 1.0)
+    assert "converted by code" in tests[0].rederived             # the form is code's: no rereading
     assert "Negative values work too (e.g. days=-10)." in space.book.sentences("days")
-    assert "days: -10" in str(gen.requests[0].messages)
+    first, third = str(gen.requests[0].messages), str(gen.requests[2].messages)
+    assert ": 10, going the other way (say 10 with before" in first
+    assert "does not say" in third and not any(REREAD in str(r.messages) for r in gen.requests)
 
 
 def test_other_sign_needs_a_probe_that_ran_and_a_sign_no_verified_call_has(add_days):
