@@ -17,10 +17,12 @@ fails, as the paper's Step 1 intends); the verified tests join the examples Step
 on, so a fact's worth is measured by the examples that test it.
 
 Calls play never made (:mod:`~play2prompt.evidence.variants`, up to ``MAX_VARIANTS`` a tool,
-within the same budget): a verified call without an optional argument that gives the same
-output gets a request that says nothing of the option (re-read, it must give that output once
-the option is dropped; a draft that names the option is refused); a probe of the other sign
-that ran is said the way people say it, like any fact test. What they show (a default, a sign
+within the same budget): a verified call without an optional yes/no argument that gives the
+same output (and another with the flag flipped) gets a request that says nothing of the
+option (re-read, it must give that output once the option is dropped; a draft that names the
+option is refused); a probe of the other sign
+that ran is said by its size and a word of the other way (a form code made: "7 days
+before"), like any fact test. What they show (a default, a sign
 that works) joins the facts. So does each conversion code made and a verified test said
 ("For example, 1.75 metres is 175."): a worked example the task model can copy, where a unit
 named alone leaves a 1.5B writing 1.8 for "1.8 m".
