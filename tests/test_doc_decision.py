@@ -1,6 +1,6 @@
 """The doc-decision check the embedded end-to-end test uses, on a scripted run: it holds for
-a doc that earned its place (loan_payment: the doc-reading fake needs the rate's percentage)
-and for originals kept for each reason."""
+a doc that earned its place (loan_payment: the doc-reading fake needs the rate's percentage;
+convert_units) and for an original kept on a tie."""
 
 from __future__ import annotations
 
@@ -35,4 +35,8 @@ def test_the_check_holds_on_a_working_run(tmp_path):
     assert results["loan_payment"]["doc_changed"]
     for name in TOOLS[1:]:
         check_doc_decision(results[name], store, name)
-        assert not results[name]["doc_changed"]
+    # convert_units earns its facts doc from Step 1b's tests (a unit code said by its name, a
+    # value of the other sign: D0 fails them); body_mass_index keeps its original on a tie
+    assert results["convert_units"]["doc_changed"]
+    assert not results["body_mass_index"]["doc_changed"]
+    assert "not above the original's" in results["body_mass_index"]["doc_reason"]
