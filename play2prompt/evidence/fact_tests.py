@@ -43,16 +43,14 @@ from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen, strip_re
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import LEFT_OUT, Variant, find_variants
-from play2prompt.jsonutil import derive_seed
-from play2prompt.lm.structured import chat_json
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.play import code_verdict, retry_temperature
+from play2prompt.method.play import code_verdict
 from play2prompt.method.requests import (
-    QUERY_SCHEMA,
     QUERY_TRIES,
     RequestWriter,
     describe_values,
+    draft_request,
     first_clause,
     says_as_given,
 )
@@ -142,6 +140,11 @@ class FactTestWriter:
         system, _ = engine.prompts.template("m3-fact")
         self.sources = [*self.reader.sources, system]
 
+    def _labels(self, book: FactBook) -> dict[str, str]:
+        """What each value means, for the writer: D0's words, its blanks described by play."""
+        return {n: first_clause(strip_refuted(t, book.of(n)))
+                for n, t in described_doc(self.tool.doc, book).params.items()}
+
     async def typical(self, target: FactTarget) -> FactTarget:
         """``target`` with its call's tested value made typical where the fact shows it is not
         (:func:`~play2prompt.evidence.everyday.typical_value`: 0.05 -> 5 where the tool takes a
@@ -162,8 +165,7 @@ class FactTestWriter:
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = _without(inv, param)
-        labels = {n: first_clause(strip_refuted(t, book.of(n)))   # D0's blanks described
-                  for n, t in described_doc(self.tool.doc, book).params.items()}
+        labels = self._labels(book)
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
         form = target.form or everyday_form(value, target.rule)   # by code, when it can be
@@ -179,11 +181,7 @@ class FactTestWriter:
                     "m3-fact", doc=known_doc(self.tool, book), output=obs.render(800),
                     target=f"{label}: {value}", rule=target.rule,
                     values=describe_values(others, labels) + note)
-            (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
-                                      seed=derive_seed(seed_key, "m3-fact", t),
-                                      temperature=retry_temperature(eng.config.temperature, t),
-                                      max_tokens=160)
-            query = str(q["query"]).strip() if q else ""
+            query = await draft_request(eng, messages, seed_key, "m3-fact", t)
             if not query:
                 continue
             problems = evidence_for(eng.config).request_gates.problems(
@@ -223,19 +221,14 @@ class FactTestWriter:
         facts, the call must give the output once that argument is dropped (code's check:
         whether the reader sets the option is what R_e then tests)."""
         eng, inv, obs, param = self.engine, variant.invocation, variant.observation, variant.param
-        labels = {n: first_clause(strip_refuted(t, book.of(n)))
-                  for n, t in described_doc(self.tool.doc, book).params.items()}
+        labels = self._labels(book)
         note = ""
         for t in range(QUERY_TRIES):
             messages = eng.prompts.render("m3", doc=known_doc(self.tool, book),
                                           output=obs.render(800),
                                           values=describe_values(inv, labels),
                                           context=note.strip())
-            (q,), _ = await chat_json(eng.generator, messages, QUERY_SCHEMA, role="generator",
-                                      seed=derive_seed(seed_key, "m3-left-out", t),
-                                      temperature=retry_temperature(eng.config.temperature, t),
-                                      max_tokens=160)
-            query = str(q["query"]).strip() if q else ""
+            query = await draft_request(eng, messages, seed_key, "m3-left-out", t)
             if not query:
                 continue
             problems = evidence_for(eng.config).request_gates.problems(

@@ -120,6 +120,17 @@ def states_every_value(query: str, inv: Invocation) -> bool:
     return bool(inv.arguments) and all(said(v, query) for v in inv.arguments.values())
 
 
+async def draft_request(engine: Engine, messages: Any, seed_key: str, tag: str,
+                        attempt: int) -> str:
+    """One draft of a request from ``messages`` (m3 or one of its variants), the ``attempt``-th
+    of ``QUERY_TRIES``, each redraw hotter: the text, or "" when the generator wrote none."""
+    (q,), _ = await chat_json(engine.generator, messages, QUERY_SCHEMA, role="generator",
+                              seed=derive_seed(seed_key, tag, attempt),
+                              temperature=retry_temperature(engine.config.temperature, attempt),
+                              max_tokens=160)
+    return str(q["query"]).strip() if q else ""
+
+
 class RequestWriter:
     """m3 with code gates (rejection sampling) and the re-reading check, for one tool."""
 
@@ -148,13 +159,10 @@ class RequestWriter:
         best = Request("", ("the generator wrote no request",))
         note = ""
         for t in range(QUERY_TRIES):
-            (q,), _ = await chat_json(
-                eng.generator, eng.prompts.render("m3", doc=known_doc(self.tool, book),
-                                                  output=output, values=values,
-                                                  context=context + note),
-                QUERY_SCHEMA, role="generator", seed=derive_seed(seed_key, "m3", t),
-                temperature=retry_temperature(eng.config.temperature, t), max_tokens=160)
-            query = str(q["query"]).strip() if q else ""
+            query = await draft_request(
+                eng, eng.prompts.render("m3", doc=known_doc(self.tool, book), output=output,
+                                        values=values, context=context + note),
+                seed_key, "m3", t)
             if not query:
                 continue
             problems = self.evidence.request_gates.problems(
