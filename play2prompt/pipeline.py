@@ -19,8 +19,8 @@ from typing import Any
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
-from play2prompt.evidence.facts import Fact, FactBook
-from play2prompt.evidence.names import SET_CHECK, USES, active
+from play2prompt.evidence.facts import Fact, FactBook, facts_doc
+from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, USES, active
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.discovery import discovered_tool, discovery_stats
@@ -42,7 +42,9 @@ from play2prompt.method.example_search import (
 from play2prompt.method.siblings import siblings_of
 from play2prompt.method.tool_set_check import (
     SetCase,
+    SetCheck,
     SetEntry,
+    adopt_map,
     check_tool_set,
     pick_cases,
     undo_map,
@@ -313,28 +315,58 @@ async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[
     if (SET_CHECK not in active(engine.config)
             or engine.store.get_meta(Meta.SET_CHECK) is not None):
         return out
-    entries = [SetEntry(r.original, r.optimized, tuple(r.demos)) for r in results.values()]
+    entries = [set_entry(r, FACTS_DOC in active(engine.config)) for r in results.values()]
     cases = pick_cases(stored_cases(engine, results), per_tool)
-    if len(entries) < 2 or not cases or not any(e.changed for e in entries):
+    if len(entries) < 2 or not cases or not any(e.changed or e.can_propose for e in entries):
         return out
     USES[SET_CHECK] += 1
     eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
-    changed = sum(e.changed for e in entries)
-    eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + changed))
+    trials = sum(e.changed or e.can_propose for e in entries)
+    eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + trials))
     check = await check_tool_set(eng, entries, cases)
+    out.update(checked_results(out, entries, check))
+    for name in (*check.undone, *check.adopted):
+        engine.store.put_result(name, out[name].to_dict())
+    engine.store.set_meta(Meta.SET_CHECK, check.to_dict())
+    eng.reporter.done(SET_CHECK_TAG, f"{len(cases)} examples with all tools shown: "
+                      f"{check.before:.2f} -> {check.after:.2f}, undone: "
+                      f"{', '.join(check.undone) or 'none'}, adopted: "
+                      f"{', '.join(check.adopted) or 'none'}")
+    return out
+
+
+def checked_results(results: Mapping[str, ToolResult], entries: Sequence[SetEntry],
+                    check: SetCheck) -> dict[str, ToolResult]:
+    """The results the tool-set check changed: a change undone (the original, no demos) or a
+    proposal adopted (its doc, no demos)."""
+    out: dict[str, ToolResult] = {}
     for name, decision in undo_map(check).items():
-        was = out[name]
+        was = results[name]
         out[name] = ToolResult(
             name, was.original, was.original.doc, (), False, decision.reason(),
             dict(was.scores), {**was.stats, "demos": 0,
                                "set_check": {"undone": True, "was": was.doc_reason,
                                              "was_demos": len(was.demos)}})
-        engine.store.put_result(name, out[name].to_dict())
-    engine.store.set_meta(Meta.SET_CHECK, check.to_dict())
-    eng.reporter.done(SET_CHECK_TAG, f"{len(cases)} examples with all tools shown: "
-                      f"{check.before:.2f} -> {check.after:.2f}, undone: "
-                      f"{', '.join(check.undone) or 'none'}")
+    proposals = {e.name: e.proposal for e in entries if e.proposal is not None}
+    for name, decision in adopt_map(check).items():
+        was = results[name]
+        out[name] = ToolResult(name, was.original, proposals[name].doc, (), True,
+                               decision.reason(), dict(was.scores),
+                               {**was.stats, "demos": 0,
+                                "set_check": {"adopted": True, "was": was.doc_reason}})
     return out
+
+
+def set_entry(result: ToolResult, propose: bool) -> SetEntry:
+    """A tool's result as the tool-set check sees it; with ``propose`` (the facts-doc
+    component on), an unchanged tool proposes its facts doc, written by code from the facts
+    its play established (none: no proposal)."""
+    entry = SetEntry(result.original, result.optimized, tuple(result.demos))
+    facts = result.stats.get("facts") or []
+    if not propose or entry.changed or not facts:
+        return entry
+    book = FactBook(result.original, [Fact.from_dict(f) for f in facts])
+    return replace(entry, proposal=result.original.with_doc(facts_doc(result.original, book)))
 
 
 def stored_cases(engine: Engine, results: Mapping[str, ToolResult]) -> list[SetCase]:

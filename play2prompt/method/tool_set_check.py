@@ -20,6 +20,19 @@ A tie keeps the change: the tool's own examples already showed what it gains, an
 there to find what it costs the others (on the example tools, undoing a change on a tie took
 back convert_units' facts doc, which no other tool's example had shown to do harm). A tool
 with no verified example has nothing to ask, so the check cannot protect its requests.
+
+The check also *adopts*. A tool kept as given because it solved its own examples alone can lose
+them in the set to a neighbour that now says what it does: on the opaque example tools (run
+opq-var) the currency converter, kept blank, saw its requests go to the unit converter, whose
+new doc the check rightly kept (13 vs 12), and its queries went 13 -> 2 right. An unchanged tool
+with a proposal (its facts doc, written by code from what play established, never chosen on any
+example) and with one of its own examples answered wrong is tried with the proposal shown; the
+proposal ships when the set gets more examples right with it (all examples counted: none of them
+chose it), else the tool stays as given. Where several tools are wronged, all their proposals
+are tried in one round first (a large blank tool set would otherwise cost a round a tool); when
+the set does better, each adopted tool still implicated is tried without its proposal and
+dropped unless the set does worse without it; when it does not, each is tried alone, most
+wronged first.
 """
 
 from __future__ import annotations
@@ -58,6 +71,7 @@ class SetEntry:
     original: Tool
     shown: Tool
     demos: tuple[Demo, ...] = ()
+    proposal: Tool | None = None   # what an unchanged tool could ship instead (its facts doc)
 
     @property
     def name(self) -> str:
@@ -67,8 +81,16 @@ class SetEntry:
     def changed(self) -> bool:
         return bool(self.demos) or self.shown.doc != self.original.doc
 
+    @property
+    def can_propose(self) -> bool:
+        return (not self.changed and self.proposal is not None
+                and self.proposal.doc != self.original.doc)
+
     def undone(self) -> SetEntry:
         return SetEntry(self.original, self.original, ())
+
+    def proposed(self) -> SetEntry:
+        return SetEntry(self.original, self.proposal or self.original, ())
 
 
 @dataclass(frozen=True)
@@ -81,19 +103,31 @@ class SetAnswer:
 
 @dataclass(frozen=True)
 class SetDecision:
-    """One implicated tool: examples right with its change and without, of those counted."""
+    """One implicated tool: examples right with its change and without, of those counted
+    (``adopt``: the change is a proposal for a tool kept as given, ``implicated`` its own
+    examples answered wrong)."""
 
     tool: str
     implicated: int
     counted: int
     with_change: int
     without: int
+    adopt: bool = False
 
     @property
     def undone(self) -> bool:
-        return self.without > self.with_change
+        return not self.adopt and self.without > self.with_change
+
+    @property
+    def adopted(self) -> bool:
+        return self.adopt and self.with_change > self.without
 
     def reason(self) -> str:
+        if self.adopt:
+            return (f"facts from tool play: the tool-set check (all tools shown together) got "
+                    f"{self.with_change} of {self.counted} examples right with this doc and "
+                    f"{self.without} with the original ({self.implicated} of its own examples "
+                    f"went wrong beside the other tools)")
         return (f"kept the original: the tool-set check (all tools shown together) got "
                 f"{self.without} of {self.counted} examples right without the change and "
                 f"{self.with_change} with it")
@@ -113,12 +147,18 @@ class SetCheck:
     def undone(self) -> tuple[str, ...]:
         return tuple(d.tool for d in self.decisions if d.undone)
 
+    @property
+    def adopted(self) -> tuple[str, ...]:
+        return tuple(d.tool for d in self.decisions if d.adopted)
+
     def to_dict(self) -> dict[str, object]:
         return {"cases": self.cases, "accuracy_before": round(self.before, 4),
                 "accuracy_after": round(self.after, 4), "undone": list(self.undone),
+                "adopted": list(self.adopted),
                 "decisions": [{"tool": d.tool, "implicated": d.implicated,
                                "counted": d.counted, "with_change": d.with_change,
-                               "without": d.without, "undone": d.undone}
+                               "without": d.without, "undone": d.undone,
+                               "adopt": d.adopt, "adopted": d.adopted}
                               for d in self.decisions]}
 
 
@@ -186,7 +226,72 @@ async def check_tool_set(engine: Engine, entries: Sequence[SetEntry],
         decisions.append(decision)
         if decision.undone:
             current, answers = trial, trial_answers
+    current, answers = await adopt_proposals(engine, current, cases, answers, decisions)
     return SetCheck(len(cases), before, _accuracy(answers), tuple(decisions))
+
+
+def wronged(entries: Sequence[SetEntry], cases: Sequence[SetCase],
+            answers: Sequence[SetAnswer]) -> Counter[str]:
+    """Unchanged tools with a proposal, by how many of their own cases were answered wrong."""
+    can = {e.name for e in entries if e.can_propose}
+    return Counter(c.owner for c, a in zip(cases, answers) if not a.correct and c.owner in can)
+
+
+async def adopt_proposals(engine: Engine, current: list[SetEntry], cases: Sequence[SetCase],
+                          answers: list[SetAnswer], decisions: list[SetDecision]
+                          ) -> tuple[list[SetEntry], list[SetAnswer]]:
+    """The wronged tools' proposals (see the module's docstring): all of them tried at once
+    first (one round where many tools are wronged, as on a large blank tool set); when that
+    gets more of the cases right, each adopted tool still implicated is tried without its
+    proposal and dropped where the set does better without; else each is tried alone, most
+    wronged first."""
+    wrong = wronged(current, cases, answers)
+    if len(wrong) > 1:
+        trial = [e.proposed() if e.name in wrong else e for e in current]
+        trial_answers = await ask_set(engine, trial, cases)
+        if _right(trial_answers) > _right(answers):
+            return await _prune(engine, trial, cases, trial_answers, wrong, _right(answers),
+                                decisions)
+    tried: set[str] = set()
+    while True:
+        wrong = {n: k for n, k in wronged(current, cases, answers).items() if n not in tried}
+        if not wrong:
+            return current, answers
+        name = min(wrong, key=lambda n: (-wrong[n], n))
+        tried.add(name)
+        trial = [e.proposed() if e.name == name else e for e in current]
+        trial_answers = await ask_set(engine, trial, cases)
+        decision = SetDecision(name, wrong[name], len(cases), _right(trial_answers),
+                               _right(answers), adopt=True)
+        decisions.append(decision)
+        if decision.adopted:
+            current, answers = trial, trial_answers
+
+
+async def _prune(engine: Engine, current: list[SetEntry], cases: Sequence[SetCase],
+                 answers: list[SetAnswer], adopted: Mapping[str, int], before: int,
+                 decisions: list[SetDecision]) -> tuple[list[SetEntry], list[SetAnswer]]:
+    """The proposals adopted together, each one still implicated tried without (most
+    implicated first) and dropped when the set gets as many right without it. A tool tried
+    alone is decided on its own numbers; one never implicated on those of the group
+    (``before``: the cases right with none of the proposals)."""
+    blame = implicated(current, cases, answers)
+    outcome: dict[str, tuple[int, int]] = {}
+    for name in sorted((n for n in adopted if blame[n]), key=lambda n: (-blame[n], n)):
+        trial = [e.undone() if e.name == name else e for e in current]
+        trial_answers = await ask_set(engine, trial, cases)
+        outcome[name] = (_right(answers), _right(trial_answers))
+        if _right(trial_answers) >= _right(answers):   # a proposal ships only if it earns
+            current, answers = trial, trial_answers
+    for name in sorted(adopted, key=lambda n: (-adopted[n], n)):
+        with_it, without = outcome.get(name, (_right(answers), before))
+        decisions.append(SetDecision(name, adopted[name], len(cases), with_it, without,
+                                     adopt=True))
+    return current, answers
+
+
+def _right(answers: Sequence[SetAnswer]) -> int:
+    return sum(a.correct for a in answers)
 
 
 def _accuracy(answers: Sequence[SetAnswer]) -> float:
@@ -198,5 +303,11 @@ def undo_map(check: SetCheck) -> Mapping[str, SetDecision]:
     return {d.tool: d for d in check.decisions if d.undone}
 
 
-__all__ = ["SetAnswer", "SetCase", "SetCheck", "SetDecision", "SetEntry", "ask_set",
-           "check_tool_set", "implicated", "pick_cases", "set_answer", "undo_map"]
+def adopt_map(check: SetCheck) -> Mapping[str, SetDecision]:
+    """The decisions that adopted a proposal, by tool."""
+    return {d.tool: d for d in check.decisions if d.adopted}
+
+
+__all__ = ["SetAnswer", "SetCase", "SetCheck", "SetDecision", "SetEntry", "adopt_map",
+           "adopt_proposals", "ask_set", "check_tool_set", "implicated", "pick_cases",
+           "set_answer", "undo_map", "wronged"]

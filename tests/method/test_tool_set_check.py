@@ -17,6 +17,7 @@ from play2prompt.method.tool_set_check import (
     pick_cases,
 )
 from play2prompt.optimize import optimize
+from play2prompt.results import ToolResult
 from play2prompt.store.db import RunStore
 from play2prompt.tools.model import ToolDoc
 from tests.conftest import EXAMPLES
@@ -185,7 +186,9 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
     assert check is not None and check["cases"] == sum(
         min(4, sum(r["tool"] == t.name for r in split)) for t in tools)
     changed = [n for n, r in result.tools.items() if r.demos or r.doc_changed]
-    assert changed and sorted(d["tool"] for d in check["decisions"]) == sorted(changed)
+    undo = [d["tool"] for d in check["decisions"] if not d["adopt"]]
+    assert changed and sorted(undo) == sorted(changed)
+    assert check["adopted"] == []   # always a call to the last tool: no proposal helps
     assert check["undone"] == [] and result.stats["set_check"] == check   # ties: kept
     asked = len([r for r in task.requests if len(r.tools) > 1])
     assert asked == check["cases"] * (1 + len(check["decisions"]))   # one round per decision
@@ -246,3 +249,112 @@ def test_without_the_component_a_run_asks_no_tool_set(tmp_path, example_tools):
              base_dir=EXAMPLES)
     assert all(len(r.tools) <= 1 for r in task.requests)
     assert RunStore(tmp_path / "off" / "run.db").get_meta("set_check") is None
+
+
+def _proposing(tool, marker):
+    return SetEntry(tool, tool, (), tool.with_doc(ToolDoc(f"{marker} {tool.doc.description}",
+                                                            tool.doc.params)))
+
+
+def test_an_unchanged_tool_whose_requests_go_elsewhere_ships_its_proposal(tools, make_engine):
+    """Loan, kept as given, loses its requests to convert_units's new doc (which earns its
+    place); shown with its facts doc it gets them back, so the check adopts that doc."""
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine)
+    engine.task_model = _task(lambda docs, q: None if "PROPOSED" in docs else "convert_units")
+    check = asyncio.run(check_tool_set(
+        engine, [_proposing(loan, "PROPOSED"), _entry(units, "CLEAR")], cases))
+    assert check.adopted == ("loan_payment",) and check.undone == ()
+    assert (check.before, check.after) == (0.0, 1.0)
+    undo, adopt = check.decisions          # convert_units implicated and kept (a tie: 0 - 0)
+    assert (undo.tool, undo.adopt, undo.undone) == ("convert_units", False, False)
+    assert (adopt.tool, adopt.implicated, adopt.counted) == ("loan_payment", 4, 4)
+    assert (adopt.with_change, adopt.without, adopt.adopted) == (4, 0, True)
+    assert adopt.reason().startswith("facts from tool play: the tool-set check")
+    assert check.to_dict()["adopted"] == ["loan_payment"]
+
+
+def test_a_proposal_that_gets_no_more_right_is_not_shipped(tools, make_engine):
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine)
+    engine.task_model = _task(lambda docs, q: "convert_units")      # wrong whatever is shown
+    check = asyncio.run(check_tool_set(
+        engine, [_proposing(loan, "PROPOSED"), _entry(units)], cases))
+    (decision,) = check.decisions         # units is unchanged and proposes nothing
+    assert decision.adopt and not decision.adopted and check.adopted == ()
+    assert len(engine.task_model.requests) == 2 * len(cases)    # tried once, not again
+    # a proposal the same as the original doc is no proposal: nothing tried
+    engine.task_model = _task(lambda docs, q: "convert_units")
+    same = SetEntry(loan, loan, (), loan)
+    assert not same.can_propose
+    check = asyncio.run(check_tool_set(engine, [same, _entry(units, "CLEAR")], cases))
+    assert [d.adopt for d in check.decisions] == [False]
+
+
+def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make_engine):
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.pipeline import finish_run
+
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM(), set_check=6)
+    for i, case in enumerate(_cases(engine)):
+        engine.store.put_candidate(f"split-loan-{i}", tool="loan_payment", stage="split",
+                                   iteration=0, parent=None,
+                                   state="held-out" if case.held_out else "train",
+                                   reward=1.0, payload=case.example.to_dict())
+    fact = Fact("annual_rate", "rule", "A percentage such as 5 for 5 %.", call="c1")
+    kept = ToolResult("loan_payment", loan, loan.doc, (), False,
+                      "kept the original: it already solves all 4 verified examples",
+                      {}, {"facts": [fact.to_dict()]})
+    results = {"loan_payment": kept, "convert_units": ToolResult(
+        "convert_units", units, ToolDoc("CLEAR " + units.doc.description, units.doc.params),
+        (), True, "rewrite: 0.50 -> 0.75")}
+    engine.task_model = _task(lambda docs, q: None if "5 for 5 %" in docs else "convert_units")
+    out = asyncio.run(finish_run(results, engine))
+    shipped = out["loan_payment"]
+    assert shipped.doc_changed and "A percentage such as 5 for 5 %." in (
+        shipped.doc.params["annual_rate"])
+    assert shipped.doc_reason.startswith("facts from tool play: the tool-set check")
+    assert shipped.stats["set_check"] == {"adopted": True, "was": kept.doc_reason}
+    assert engine.store.get_result("loan_payment") == shipped.to_dict()
+    assert out["convert_units"] == results["convert_units"]
+    assert engine.store.get_meta("set_check")["adopted"] == ["loan_payment"]
+    # with the facts doc off, an unchanged tool proposes nothing
+    from play2prompt.pipeline import set_entry
+    assert set_entry(kept, propose=False).proposal is None
+    assert set_entry(kept, propose=True).can_propose
+
+
+def test_several_wronged_tools_are_tried_together_then_each_implicated_one_alone(
+        tools, make_engine, example_tools):
+    """Loan and BMI, both kept as given, lose their requests to convert_units; both proposals
+    together get them back in one round. BMI's proposal also draws one loan request, so it is
+    tried without: the set does no worse, and only loan's proposal ships."""
+    loan, units = tools
+    bmi = next(t for t in example_tools if t.name == "body_mass_index")
+    engine = make_engine([loan, units, bmi], FakeLM())
+    cases = _cases(engine)
+
+    def rule(docs, q):
+        if "LOANDOC" not in docs:
+            return "convert_units"
+        return "body_mass_index" if "BMIDOC" in docs and q.startswith("I borrow 4000") else None
+    engine.task_model = _task(rule)
+    entries = [_proposing(loan, "LOANDOC"), _entry(units, "CLEAR"), _proposing(bmi, "BMIDOC")]
+    # BMI has no case of its own here: only loan is wronged, so loan is tried alone
+    check = asyncio.run(check_tool_set(engine, entries, cases))
+    assert check.adopted == ("loan_payment",)
+    both = [*cases, *(SetCase("body_mass_index", c.example, False) for c in cases[:1])]
+    engine.task_model = _task(rule)
+    check = asyncio.run(check_tool_set(engine, entries, both))
+    adopts = {d.tool: d for d in check.decisions if d.adopt}
+    assert set(adopts) == {"loan_payment", "body_mass_index"}
+    assert check.adopted == ("loan_payment",) and check.after > check.before
+    assert adopts["body_mass_index"].without >= adopts["body_mass_index"].with_change
+    # BMI (tried first: a tie on blame, by name) is dropped: the set gets 4 right without it, 3
+    # with; loan, tried without its proposal, falls back to 0 of 5
+    assert (adopts["body_mass_index"].with_change, adopts["body_mass_index"].without) == (3, 4)
+    assert (adopts["loan_payment"].with_change, adopts["loan_payment"].without) == (4, 0)
+    assert (check.before, check.after) == (0.0, 0.8)
