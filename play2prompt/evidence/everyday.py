@@ -23,7 +23,7 @@ from typing import Any
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
-from play2prompt.method.rewards import value_in_text
+from play2prompt.method.rewards import percent_pattern, value_in_text
 
 DATA = "everyday_forms.json"
 _NEAR = 1e-9
@@ -71,20 +71,16 @@ def _number(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-def _percent() -> str:
-    return rf"%|\b(?:{words(DATA)['percent']})\b"
-
-
 def number_form(value: Any, rule: str) -> Form | None:
     """A number in another unit of its dimension, or as a percentage."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     unit = tool_unit(rule)
     if unit == "percent":
-        return Form("percent", f"{_number(value)} %", (value,), _percent(), True)
+        return Form("percent", f"{_number(value)} %", (value,), percent_pattern(), True)
     if unit == "fraction" and 0 < value < 1:
         shown = round(value * 100, 3)
-        return Form("fraction", f"{_number(shown)} %", (shown,), _percent())
+        return Form("fraction", f"{_number(shown)} %", (shown,), percent_pattern())
     data = words(DATA)
     other = data["everyday"].get(unit or "")
     if other is None:

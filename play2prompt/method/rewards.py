@@ -81,11 +81,16 @@ def value_in_text(value: Any, text: str) -> bool:
     return norm in re.sub(r"[\s_\-/]+", " ", low)
 
 
+def percent_pattern() -> str:
+    """What says "per cent" after a number: "%" or a percent word of the data file."""
+    return rf"%|\b(?:{words(EVERYDAY)['percent']})\b"
+
+
 def said_as_percent(value: Any, text: str) -> bool:
     """A fraction said as the percentage people say ("5 %" or "5 percent" for 0.05)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < abs(value) < 1:
         return False
-    said = rf"(-?\d+(?:\.\d+)?)\s*(?:%|\b(?:{words(EVERYDAY)['percent']})\b)"
+    said = rf"(-?\d+(?:\.\d+)?)\s*(?:{percent_pattern()})"
     return any_is(re.findall(said, text, re.I), value * 100)
 
 
