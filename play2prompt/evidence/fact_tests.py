@@ -325,8 +325,6 @@ def fact_test_stats(tests: Sequence[Example]) -> dict[str, int]:
             "fact_tests_failed_by_original": sum(1 for ex in tests if ex.r_e > 0)}
 
 
-
-
 class WriteFactTests:
     """The ``fact-tests`` evidence component (:class:`play2prompt.evidence.registry.FactTests`)."""
 
