@@ -55,18 +55,38 @@ def default_threads() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-SPECULATIVE = ("none", "ngram-simple", "ngram-map-k", "ngram-cache")
+SPECULATIVE = ("none", "ngram-simple", "ngram-map-k", "ngram-cache", "ngram-mod")
+DRAFT_PREFIX = "draft:"   # draft:NAME (a catalogue model) or draft:/path/to/model.gguf
+
+
+def check_speculative(value: str) -> str:
+    """``value`` normalised, or :class:`LMError` naming the accepted forms."""
+    value = value.strip().lower() or "none"
+    if value in SPECULATIVE or (value.startswith(DRAFT_PREFIX) and value[len(DRAFT_PREFIX):]):
+        return value
+    raise LMError(f"speculative decoding must be one of {', '.join(SPECULATIVE)} or "
+                  f"{DRAFT_PREFIX}MODEL (a smaller model of the same family), got {value!r}")
 
 
 def default_speculative() -> str:
     """Speculative decoding of the runtime (``P2P_EMBEDDED_SPECULATIVE``): ``none`` unless
     set; n-gram lookup drafts tokens from text already in the context (JSON that copies values
-    from the prompt). Measured with ``bench/bench_ceiling.py --speculative``."""
-    value = os.environ.get("P2P_EMBEDDED_SPECULATIVE", "none").strip().lower() or "none"
-    if value not in SPECULATIVE:
-        raise LMError(f"P2P_EMBEDDED_SPECULATIVE must be one of {', '.join(SPECULATIVE)}, "
-                      f"got {value!r}")
-    return value
+    from the prompt); ``draft:MODEL`` drafts them with a smaller model of the same vocabulary
+    (``draft:qwen2.5-coder-0.5b`` for the 1.5B). Draft tokens are kept only where the model
+    would have chosen them itself, so the output is the same. Measured with
+    ``bench/bench_ceiling.py --speculative`` and ``bench/bench_replay.py``."""
+    return check_speculative(os.environ.get("P2P_EMBEDDED_SPECULATIVE", "none"))
+
+
+def draft_path(speculative: str) -> Path:
+    """The draft model's file of a ``draft:`` setting (a catalogue name or a path)."""
+    target = speculative[len(DRAFT_PREFIX):].strip()
+    spec = parse_embedded_spec(target)
+    if spec.record is not None:
+        return model_file(spec.record)
+    if spec.path is None or not spec.path.is_file():
+        raise LMError(f"draft model file not found: {target}")
+    return spec.path
 
 
 def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int, poll: int,
@@ -79,12 +99,18 @@ def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int
     params.n_parallel = parallel
     params.verbosity = -1
     params.use_jinja = True   # the model's own template (native tool calls)
-    for cpu in (params.cpuparams, params.cpuparams_batch):
+    cpus = [params.cpuparams, params.cpuparams_batch]
+    if speculative.startswith(DRAFT_PREFIX):
+        draft = params.speculative.draft
+        draft.mparams.path = str(draft_path(speculative))
+        cpus += [draft.cpuparams, draft.cpuparams_batch]
+    if speculative != "none":
+        kind = "DRAFT_SIMPLE" if speculative.startswith(DRAFT_PREFIX) else speculative
+        name = "COMMON_SPECULATIVE_TYPE_" + kind.upper().replace("-", "_")
+        params.speculative.types = [getattr(xlc.common_speculative_type, name)]
+    for cpu in cpus:
         cpu.n_threads = threads
         cpu.poll = poll       # no busy-waiting: it collapses on a shared CPU
-    if speculative != "none":
-        kind = "COMMON_SPECULATIVE_TYPE_" + speculative.upper().replace("-", "_")
-        params.speculative.types = [getattr(xlc.common_speculative_type, kind)]
     return params
 
 
@@ -96,7 +122,7 @@ class EmbeddedLM(LM):
 
     def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
-                 cache_prompt: bool = True) -> None:
+                 cache_prompt: bool = True, speculative: str | None = None) -> None:
         super().__init__()
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -105,7 +131,8 @@ class EmbeddedLM(LM):
         self.parallel = max(1, parallel)
         self.threads = threads or default_threads()
         self.poll = poll if poll is not None else int(os.environ.get("P2P_EMBEDDED_POLL", "0"))
-        self.speculative = default_speculative()
+        self.speculative = (check_speculative(speculative) if speculative
+                            else default_speculative())
         self.max_concurrency = self.parallel
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
