@@ -61,9 +61,12 @@ DRAFT_PREFIX = "draft:"   # draft:NAME (a catalogue model) or draft:/path/to/mod
 
 def check_speculative(value: str) -> str:
     """``value`` normalised, or :class:`LMError` naming the accepted forms."""
-    value = value.strip().lower() or "none"
-    if value in SPECULATIVE or (value.startswith(DRAFT_PREFIX) and value[len(DRAFT_PREFIX):]):
-        return value
+    value = value.strip() or "none"
+    if value.lower() in SPECULATIVE:
+        return value.lower()
+    draft = value[len(DRAFT_PREFIX):].strip()
+    if value.lower().startswith(DRAFT_PREFIX) and draft:
+        return DRAFT_PREFIX + draft      # a path keeps its case
     raise LMError(f"speculative decoding must be one of {', '.join(SPECULATIVE)} or "
                   f"{DRAFT_PREFIX}MODEL (a smaller model of the same family), got {value!r}")
 

@@ -14,10 +14,12 @@ from play2prompt.lm.models import BUILTIN_MODELS
 xlc = pytest.importorskip("xllamacpp")
 
 
-@pytest.mark.parametrize("value", ["none", "ngram-mod", "NGRAM-SIMPLE", "draft:qwen2.5-coder-0.5b",
-                                   "draft:/models/small.gguf", ""])
-def test_accepted_settings(value):
-    assert check_speculative(value) == (value.strip().lower() or "none")
+@pytest.mark.parametrize(("value", "read"), [
+    ("none", "none"), ("", "none"), ("ngram-mod", "ngram-mod"), (" NGRAM-SIMPLE", "ngram-simple"),
+    ("draft:qwen2.5-coder-0.5b", "draft:qwen2.5-coder-0.5b"),
+    ("Draft: /Models/Small.gguf", "draft:/Models/Small.gguf")])   # a path keeps its case
+def test_accepted_settings(value, read):
+    assert check_speculative(value) == read
 
 
 @pytest.mark.parametrize("value", ["draft:", "eagle", "ngram"])
