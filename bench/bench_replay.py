@@ -60,20 +60,18 @@ def load_requests(db_path: Path, limit: int, start: float = -1.0
     return out
 
 
-async def replay(lm: EmbeddedLM, items: list[tuple[ChatRequest, Choice]],
-                 slots: int) -> dict[str, Any]:
-    sem = asyncio.Semaphore(slots)
+async def replay(lm: EmbeddedLM, items: list[tuple[ChatRequest, Choice]]) -> dict[str, Any]:
+    """The requests sent with the model's slots full (its ``max_concurrency``), as a run does."""
     same = prompt = cached = completion = 0
 
     async def one(req: ChatRequest, logged: Choice) -> None:
         nonlocal same, prompt, cached, completion
-        async with sem:
-            gen = await lm._generate(req)
-        choice = gen.choices[0]
+        reply = await lm.chat(req)      # no call log: every request is generated
+        choice = reply.choices[0]
         same += (choice.text, choice.tool_calls) == (logged.text, logged.tool_calls)
-        prompt += gen.usage.prompt_tokens
-        cached += gen.usage.cached_tokens
-        completion += gen.usage.completion_tokens
+        prompt += reply.usage.prompt_tokens
+        cached += reply.usage.cached_tokens
+        completion += reply.usage.completion_tokens
 
     await asyncio.to_thread(lm.load)
     start = time.perf_counter()
@@ -107,7 +105,7 @@ def main() -> None:
         for slots in args.slots:
             lm = EmbeddedLM(args.model, parallel=slots, speculative=spec)
             row = {"speculative": spec, "slots": slots,
-                   **asyncio.run(replay(lm, items, slots))}
+                   **asyncio.run(replay(lm, items))}
             lm.close()
             rows.append(row)
             if not args.json:
