@@ -19,6 +19,7 @@ restores a template's prefix after another template used the slot. Measured here
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 from collections.abc import Mapping
@@ -92,6 +93,22 @@ def draft_path(speculative: str) -> Path:
     return spec.path
 
 
+COMPACT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
+
+
+def default_compact_json() -> bool:
+    """Constrained JSON written on one line (``P2P_EMBEDDED_COMPACT_JSON=1``): the grammar
+    leaves the model no newline or indent between items, which it otherwise spends tokens on
+    (``{\\n  "query": ...``). Off unless set: it changes what the model writes, so it is
+    measured before it is a default (docs/results.md)."""
+    return os.environ.get("P2P_EMBEDDED_COMPACT_JSON", "0").strip().lower() in ("1", "true", "yes")
+
+
+def compact_grammar(schema: Any) -> str:
+    """The llguidance grammar of ``schema`` with one-line JSON (no free whitespace)."""
+    return "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": COMPACT})
+
+
 def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int, poll: int,
                    speculative: str) -> Any:
     """The runtime's settings for ``parallel`` slots of ``n_ctx`` tokens each (what the
@@ -125,7 +142,8 @@ class EmbeddedLM(LM):
 
     def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
-                 cache_prompt: bool = True, speculative: str | None = None) -> None:
+                 cache_prompt: bool = True, speculative: str | None = None,
+                 compact_json: bool | None = None) -> None:
         super().__init__()
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -136,6 +154,7 @@ class EmbeddedLM(LM):
         self.poll = poll if poll is not None else int(os.environ.get("P2P_EMBEDDED_POLL", "0"))
         self.speculative = (check_speculative(speculative) if speculative
                             else default_speculative())
+        self.compact_json = default_compact_json() if compact_json is None else compact_json
         self.max_concurrency = self.parallel
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
@@ -163,13 +182,14 @@ class EmbeddedLM(LM):
     def fingerprint(self) -> str | None:
         """The weights' pinned sha256 (a catalogue model); a file given by path is identified
         by its path, size and modification time."""
+        compact = ":compact-json" if self.compact_json else ""   # it changes the replies
         if self.spec.record is not None:
-            return f"{self.spec.record.sha256}:{self.spec.tools_mode}"
+            return f"{self.spec.record.sha256}:{self.spec.tools_mode}{compact}"
         path = self.spec.path
         if path is None or not path.is_file():
             return None
         st = path.stat()
-        return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{self.spec.tools_mode}"
+        return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{self.spec.tools_mode}{compact}"
 
     @property
     def bench_name(self) -> str | None:
@@ -210,6 +230,7 @@ class EmbeddedLM(LM):
         reply = await self._complete(server, body)
         if _schema_rejected(reply) and req.json_schema is not None:
             # A schema the grammar converter cannot handle: fall back to any JSON object.
+            body.pop("grammar", None)
             body["response_format"] = {"type": "json_object"}
             reply = await self._complete(server, body)
         if "error" in reply:
@@ -245,7 +266,9 @@ class EmbeddedLM(LM):
         }
         if req.stop:
             body["stop"] = list(req.stop)
-        if req.json_schema is not None:
+        if req.json_schema is not None and self.compact_json:
+            body["grammar"] = compact_grammar(req.json_schema)
+        elif req.json_schema is not None:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "answer", "schema": req.json_schema}}
         if req.tools is not None:     # native: the runtime renders them with the chat template

@@ -1,0 +1,85 @@
+"""One-line constrained JSON of the embedded runtime (``P2P_EMBEDDED_COMPACT_JSON``): what the
+runtime is sent, that it is part of the model's fingerprint, and (real default model) that the
+reply is one line of valid JSON."""
+
+import asyncio
+import json
+
+import pytest
+
+from play2prompt.lm._base import ChatRequest
+from play2prompt.lm.assemble import assembled_path, is_verified
+from play2prompt.lm.embedded import EmbeddedLM, compact_grammar
+from play2prompt.lm.models import BUILTIN_MODELS
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
+                                           "country": {"type": "string"}},
+          "required": ["city", "country"]}
+REQUEST = ChatRequest(({"role": "user", "content": "Give the city Lyon and its country France "
+                        "as JSON."},), temperature=0.0, max_tokens=40, json_schema=SCHEMA)
+
+
+class Server:
+    def __init__(self, replies):
+        self.bodies, self.replies = [], list(replies)
+
+    def handle_chat_completions(self, body):
+        self.bodies.append(json.loads(json.dumps(body)))
+        return self.replies.pop(0)
+
+
+def ok(text):
+    return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}], "usage": {}}
+
+
+def test_the_schema_goes_as_an_llguidance_grammar_without_free_whitespace():
+    grammar = compact_grammar(SCHEMA)
+    head, _, schema = grammar.partition("start: %json ")
+    assert head == "%llguidance {}\n"
+    sent = json.loads(schema)
+    assert sent["x-guidance"]["whitespace_flexible"] is False
+    assert {k: v for k, v in sent.items() if k != "x-guidance"} == SCHEMA
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_what_the_runtime_is_sent(compact):
+    lm = EmbeddedLM("smollm2-135m", compact_json=compact)
+    lm._server = Server([ok('{"city": "Lyon", "country": "France"}')])
+    reply = asyncio.run(lm._generate(REQUEST))
+    body = lm._server.bodies[0]
+    assert ("grammar" in body) is compact
+    assert ("response_format" in body) is not compact
+    assert json.loads(reply.choices[0].text) == {"city": "Lyon", "country": "France"}
+
+
+def test_a_rejected_grammar_falls_back_to_any_json_object():
+    lm = EmbeddedLM("smollm2-135m", compact_json=True)
+    lm._server = Server([{"error": {"message": "failed to parse grammar"}}, ok("{}")])
+    asyncio.run(lm._generate(REQUEST))
+    retry = lm._server.bodies[1]
+    assert "grammar" not in retry and retry["response_format"] == {"type": "json_object"}
+
+
+def test_the_setting_is_part_of_the_fingerprint(monkeypatch):
+    monkeypatch.setenv("P2P_EMBEDDED_COMPACT_JSON", "1")
+    compact = EmbeddedLM("smollm2-135m")
+    plain = EmbeddedLM("smollm2-135m", compact_json=False)
+    assert compact.compact_json and not plain.compact_json
+    assert compact.fingerprint != plain.fingerprint
+    assert compact.model_id == plain.model_id
+
+
+SMOL = BUILTIN_MODELS["smollm2-135m"]
+
+
+@pytest.mark.embedded
+def test_the_real_model_writes_one_line_of_valid_json():
+    if not is_verified(SMOL, assembled_path(SMOL)) and not SMOL.in_place:
+        pytest.skip(f"{SMOL.name} is not installed here ({SMOL.pip_command()})")
+    lm = EmbeddedLM(SMOL.name, parallel=1, compact_json=True)
+    try:
+        text = asyncio.run(lm._generate(REQUEST)).choices[0].text
+    finally:
+        lm.close()
+    assert "\n" not in text
+    assert set(json.loads(text)) == {"city", "country"}
