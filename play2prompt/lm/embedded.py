@@ -82,15 +82,18 @@ def default_speculative() -> str:
     return check_speculative(os.environ.get("P2P_EMBEDDED_SPECULATIVE", "none"))
 
 
-def draft_path(speculative: str) -> Path:
-    """The draft model's file of a ``draft:`` setting (a catalogue name or a path)."""
-    target = speculative[len(DRAFT_PREFIX):].strip()
-    spec = parse_embedded_spec(target)
+def spec_file(spec: EmbeddedSpec, what: str = "embedded model") -> Path:
+    """The GGUF file of a spec (a catalogue model is assembled here on first use)."""
     if spec.record is not None:
         return model_file(spec.record)
     if spec.path is None or not spec.path.is_file():
-        raise LMError(f"draft model file not found: {target}")
+        raise LMError(f"{what} file not found: {spec.path}")
     return spec.path
+
+
+def draft_path(speculative: str) -> Path:
+    """The draft model's file of a ``draft:`` setting (a catalogue name or a path)."""
+    return spec_file(parse_embedded_spec(speculative[len(DRAFT_PREFIX):]), "draft model")
 
 
 COMPACT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
@@ -197,12 +200,7 @@ class EmbeddedLM(LM):
 
     def model_path(self) -> Path:
         """The GGUF file to load (a catalogue model is assembled here on first use)."""
-        if self.spec.record is not None:
-            return model_file(self.spec.record)
-        path = self.spec.path
-        if path is None or not path.is_file():
-            raise LMError(f"embedded model file not found: {path}")
-        return path
+        return spec_file(self.spec)
 
     def load(self) -> None:
         """Load the model now (assembling it on first use) rather than on the first request."""

@@ -13,19 +13,26 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="package")
-def llama_server():
-    """The server's address (``http://127.0.0.1:PORT``), one for the tests of this package."""
-    xlc = pytest.importorskip("xllamacpp")
+def smol_file():
+    """The default embedded model's file (SmolLM2-135M), or the test skipped with the reason."""
+    pytest.importorskip("xllamacpp")
     from play2prompt.errors import LMError
     from play2prompt.lm.assemble import model_file
     from play2prompt.lm.models import BUILTIN_MODELS
 
     try:
-        path = model_file(BUILTIN_MODELS["smollm2-135m"])
+        return model_file(BUILTIN_MODELS["smollm2-135m"])
     except LMError as exc:
         pytest.skip(f"the embedded model's weights are not installed: {exc}")
+
+
+@pytest.fixture(scope="package")
+def llama_server(smol_file):
+    """The server's address (``http://127.0.0.1:PORT``), one for the tests of this package."""
+    import xllamacpp as xlc
+
     params = xlc.CommonParams()
-    params.model.path = str(path)
+    params.model.path = str(smol_file)
     params.n_ctx = 2048
     params.n_parallel = 1
     params.verbosity = -1
