@@ -15,7 +15,8 @@ and reports per setting:
 - ``wall_s``: wall time of the whole replay (the figure a run would see);
 - ``prompt_tokens`` (``cached``: served from the prefix cache), ``completion_tokens``;
 - ``same``: replies identical to what the run logged (a setting that changes results is not
-  a speed-up; the run's runtime and this one may differ, see ``--runtime``).
+  a speed-up; with two slots even an unchanged setting repeats most replies, not all, since
+  which requests share a batch changes the arithmetic).
 
 The runtime is whatever ``xllamacpp`` imports (PyPI's wheel, or a build for this machine's CPU
 put first on ``PYTHONPATH``); its CPU features are printed. Run it on a quiet machine.
@@ -28,6 +29,7 @@ import asyncio
 import json
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +42,9 @@ def load_requests(db_path: Path, limit: int, start: float = -1.0
     """Every k-th logged request of the run (in the order made) with the reply it got, or,
     with ``start`` in [0, 1), ``limit`` consecutive ones from that point of the run (the
     prefix cache then sees what it saw in the run)."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    rows = db.execute("SELECT request, response, role FROM llm_calls WHERE status = 'ok' "
-                      "AND sample_index = 0 ORDER BY created").fetchall()
+    with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
+        rows = db.execute("SELECT request, response, role FROM llm_calls WHERE status = 'ok' "
+                          "AND sample_index = 0 ORDER BY created").fetchall()
     if start >= 0:
         first = int(start * len(rows))
         rows = rows[first:first + limit]
