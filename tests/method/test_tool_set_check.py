@@ -90,8 +90,34 @@ def test_a_change_the_set_needs_is_kept_and_a_clean_set_costs_one_round(tools, m
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
     assert decision.counted == 1     # its held-out example: its training ones chose it
-    assert (decision.with_change, decision.without, decision.undone) == (1, 0, False)
+    # right with the change on its one counted example: undoing cannot do better, so the
+    # trial asks nothing and its count is an upper bound
+    assert (decision.with_change, decision.without, decision.undone) == (1, 1, False)
+    assert decision.inexact == "without" and check.to_dict()["decisions"][0]["at_most"]
+    assert len(engine.task_model.requests) == len(cases)
     assert check.undone == () and check.after == 0.75
+
+
+def test_a_trial_stops_once_it_cannot_win_asking_the_set_s_wrong_answers_first(
+        tools, make_engine):
+    """Loan's change gets 5 of its 6 (held-out) examples right; undone it would need all 6.
+    The one the set gets wrong is asked first, is wrong again, and decides the trial: one
+    request instead of six, and the same decision a full round gives."""
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine, n=6, held=range(6))
+    hard = cases[3].example.query
+    task = _task(lambda docs, q: None if "CLEAR" in docs and q != hard else "convert_units")
+    task.max_concurrency = 1
+    engine.task_model = task
+    check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
+    (decision,) = check.decisions
+    assert (decision.counted, decision.with_change, decision.undone) == (6, 5, False)
+    assert decision.inexact == "without" and decision.without == 5       # 0 + 5 unasked
+    assert "at most 5 of 6" in decision.reason()
+    trial = task.requests[len(cases):]
+    assert [r.messages[-1]["content"] for r in trial] == [hard]
+    assert check.before == check.after == 5 / 6
 
 
 def test_a_tools_own_training_examples_do_not_count_and_a_tie_keeps_the_change(
@@ -191,7 +217,10 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
     assert check["adopted"] == []   # always a call to the last tool: no proposal helps
     assert check["undone"] == [] and result.stats["set_check"] == check   # ties: kept
     asked = len([r for r in task.requests if len(r.tools) > 1])
-    assert asked == check["cases"] * (1 + len(check["decisions"]))   # one round per decision
+    # one full round, then each trial asks its counted cases (every answer wrong: only the
+    # last could decide it) and none of the tool's own training cases (the trial lost)
+    assert asked == check["cases"] + sum(d["counted"] for d in check["decisions"])
+    assert all(d["counted"] < check["cases"] for d in check["decisions"])
     # resumed: the stored outcome stands, no task-model request is made again
     again = _WrongInASet()
     optimize(generator=JitterLM(rng_seed=1), task_model=again, runs_dir=tmp_path, resume="sc")
