@@ -159,7 +159,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     phases.play()
     search, space = await search_examples(tool, eng, seed_facts(eng, tool), siblings)
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
-    examples = distinct_examples(search.history)
+    examples = drop_refuted(eng, distinct_examples(search.history), space.book)
     phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
     verified = split(tool, eng.config, space.book, [*examples, *tests])
@@ -182,6 +182,23 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
                       f"{len(verified.examples)} verified examples, {len(demos.shipped)} "
                       f"demos; doc: {result.doc_reason}")
     return result
+
+
+def drop_refuted(engine: Engine, examples: Sequence[Example], book: FactBook) -> list[Example]:
+    """The verified examples the facts of play, complete once the search is done, do not
+    refute (the request gates' :meth:`refuted`: "5 %" for 0.05 where the tool takes a
+    percentage); each one dropped is logged as a ``refuted`` candidate."""
+    gates = evidence_for(engine.config).request_gates
+    kept = []
+    for i, ex in enumerate(examples):
+        why = gates.refuted(ex.query, ex.invocation, book)
+        if why:
+            engine.trace.candidate("refuted", ex.tool, f"refuted-{ex.tool}-{i}", iteration=0,
+                                   parent=None, state="dropped", reward=ex.reward,
+                                   payload={**ex.to_dict(), "problems": why})
+        else:
+            kept.append(ex)
+    return kept
 
 
 def _done_already(tool: Tool, engine: Engine) -> ToolResult | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence import names as r
 from play2prompt.evidence.completion import complete_doc
 from play2prompt.evidence.describe import describe_tool, needs_description
-from play2prompt.evidence.gates import request_problems
+from play2prompt.evidence.gates import request_problems, scale_conflicts
 
 if TYPE_CHECKING:
     from play2prompt.evidence.facts import FactBook
@@ -47,14 +47,23 @@ class NoProbes:
 
 class Gates:
     def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
-                 allowed: str = "", inv: Invocation | None = None) -> list[str]:
+                 allowed: str = "", inv: Invocation | None = None,
+                 book: FactBook | None = None) -> list[str]:
         r.USES[r.REQUEST_GATES] += 1
-        return request_problems(query, tool, sources, allowed, inv)
+        return request_problems(query, tool, sources, allowed, inv, book)
+
+    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
+        r.USES[r.REQUEST_GATES] += 1
+        return scale_conflicts(query, inv, book)
 
 
 class NoGates:
     def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
-                 allowed: str = "", inv: Invocation | None = None) -> list[str]:
+                 allowed: str = "", inv: Invocation | None = None,
+                 book: FactBook | None = None) -> list[str]:
+        return []
+
+    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
         return []
 
 

@@ -185,7 +185,7 @@ class FactTestWriter:
             if not query:
                 continue
             problems = evidence_for(eng.config).request_gates.problems(
-                query, self.tool, [*self.sources, target.rule, note], inv=others)
+                query, self.tool, [*self.sources, target.rule, note], inv=others, book=book)
             problems += _form_problems(form, value, query, label, others)
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
@@ -232,7 +232,7 @@ class FactTestWriter:
             if not query:
                 continue
             problems = evidence_for(eng.config).request_gates.problems(
-                query, self.tool, [*self.reader.sources, note], inv=inv)
+                query, self.tool, [*self.reader.sources, note], inv=inv, book=book)
             if says_as_given(param, query):
                 problems.append(f"it speaks of {param.replace('_', ' ')}; leave that out")
             if problems:

@@ -2,19 +2,26 @@
 (evidence component ``request-gates``). A request must read like a person's message: no code,
 URL, query string or dump of values; no tool or parameter identifier; no run of ``LEAK_NGRAM``
 words copied from a meta-prompt or from the feedback the generator was given; every number of
-the call as written; no yes/no option said the other way round. The English words looked for
-are in ``data/request_words.json``.
+the call as written; no yes/no option said the other way round; no value said on a scale the
+facts of play refute ("5 %" for 0.05 where the tool takes a percentage, so 5 % is 5). The
+English words looked for are in ``data/request_words.json``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
-from play2prompt.method.rewards import missing_numbers
+from play2prompt.evidence.everyday import tool_unit
+from play2prompt.method.rewards import missing_numbers, said_as_percent, value_in_text
+from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Tool
+
+if TYPE_CHECKING:
+    from play2prompt.evidence.facts import FactBook
 
 WORDS = "request_words.json"
 LEAK_NGRAM = 4
@@ -88,9 +95,30 @@ def flag_conflicts(query: str, inv: Invocation) -> list[str]:
     return found
 
 
+def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
+    """Numbers of the call the request says on a scale the facts refute: "5 %" for
+    annual_rate=0.05 where play established that the tool takes a percentage (so 5 % is 5, and
+    the call computes a 0.05 % loan). Such an example teaches the task model the opposite of
+    the fact; a 1.5B re-reader, itself reading "5 %" as 0.05, lets it through (run base:
+    two of loan_payment's four verified examples, which then voted its facts doc down)."""
+    found = []
+    for name, value in inv.arguments.items():
+        if not is_number(value) or value_in_text(value, query) or not said_as_percent(value,
+                                                                                        query):
+            continue
+        rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
+        if rules and tool_unit(rules) == "percent":
+            said = f"{value * 100:g}"
+            found.append(f"it says {said} % where the call has {value}, but the tool takes a "
+                         f"percentage ({said} % is {said})")
+    return found
+
+
 def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),
-                     allowed: str = "", inv: Invocation | None = None) -> list[str]:
-    """What code finds wrong with a request (empty: it passes the code gates)."""
+                     allowed: str = "", inv: Invocation | None = None,
+                     book: FactBook | None = None) -> list[str]:
+    """What code finds wrong with a request (empty: it passes the code gates); ``book``: the
+    facts of play, against which the request's scales are checked too."""
     problems = []
     words = len(query.split())
     if words < 3:
@@ -111,4 +139,6 @@ def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),
         if missing:
             problems.append("it does not state " + ", ".join(missing) + " as written")
         problems.extend(flag_conflicts(query, inv))
+        if book is not None:
+            problems.extend(scale_conflicts(query, inv, book))
     return problems

@@ -52,7 +52,11 @@ class Probes(Protocol):
 
 class RequestGates(Protocol):
     def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
-                 allowed: str = "", inv: Invocation | None = None) -> list[str]: ...
+                 allowed: str = "", inv: Invocation | None = None,
+                 book: FactBook | None = None) -> list[str]: ...
+
+    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
+        """What the facts of play refute in a verified request (a scale said the other way)."""
 
 
 class Rereading(Protocol):

@@ -166,7 +166,8 @@ class RequestWriter:
             if not query:
                 continue
             problems = self.evidence.request_gates.problems(
-                query, self.tool, [*self.sources, advice, note], allowed=previous, inv=inv)
+                query, self.tool, [*self.sources, advice, note], allowed=previous, inv=inv,
+                book=book)
             if not problems:
                 ev = self.evidence
                 reading = await ev.reread.reread(self, query, inv, obs, f"{seed_key}:{t}", book)
@@ -221,7 +222,7 @@ class RequestWriter:
         if call is None or seen is None or call.key() == inv.key() or code_verdict(seen)[0] < 0:
             return None
         if self.evidence.request_gates.problems(query, self.tool, sources, allowed=previous,
-                                                inv=call):
+                                                inv=call, book=book):
             return None
         second = await self.reread(query, call, seen, f"{seed_key}:relabel", book,
                                    doc=known_doc(self.tool, book))

@@ -204,3 +204,41 @@ def test_a_fraction_said_as_a_percentage_is_stated_but_other_scales_are_not():
     assert missing_numbers("At 5 percent a year for 12 years, what do 1000 grow to?", inv) == []
     assert missing_numbers("At 5 a year for 12 years, what do 1000 grow to?", inv) == ["0.05"]
     assert not said_as_percent(5, "500 %")           # only a fraction has a percentage form
+
+
+def test_a_percentage_said_for_a_fraction_is_refuted_where_play_found_the_tool_takes_percent(
+        loan, make_engine):
+    """Run base: "5% interest" was verified for annual_rate=0.05 (a 1.5B re-reader reads 5 %
+    as 0.05 too), though play had found "annual_rate is a percentage between 0 and 100"; two
+    such examples voted loan's facts doc down. With the facts, the gate refutes them; without
+    (or where the tool takes a fraction), "5 %" for 0.05 is how people say it."""
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.evidence.gates import scale_conflicts
+    from play2prompt.pipeline import drop_refuted
+
+    query = "What would I pay a month on 20000 at 5% interest over 5 years?"
+    wrong = Invocation("loan_payment", {"principal": 20000, "annual_rate": 0.05, "years": 5})
+    right = Invocation("loan_payment", {"principal": 20000, "annual_rate": 5.0, "years": 5})
+    plain = FactBook(loan)
+    book = FactBook(loan, [Fact("annual_rate", "rule",
+                                "annual_rate is a percentage between 0 and 100.")])
+    assert request_problems(query, loan, inv=wrong, book=plain) == []
+    (problem,) = request_problems(query, loan, inv=wrong, book=book)
+    assert problem == ("it says 5 % where the call has 0.05, but the tool takes a percentage "
+                       "(5 % is 5)")
+    assert scale_conflicts(query, right, book) == []            # 5 % for 5.0: as the tool takes
+    assert scale_conflicts("At 0.05 % a year on 20000 for 5 years", wrong, book) == []
+    fraction = FactBook(loan, [Fact("annual_rate", "rule", "annual_rate is a fraction.")])
+    assert scale_conflicts(query, wrong, fraction) == []
+    # verified examples the completed facts refute are dropped (and logged), with the
+    # component on only
+    from play2prompt.method.example import Example
+    from play2prompt.tools.model import Observation
+    examples = [Example("loan_payment", query, inv, Observation(True, {"monthly_payment": 1}),
+                        "", 3.0, 0.0, 3.0) for inv in (wrong, right)]
+    engine = make_engine([loan], FakeLM())
+    assert drop_refuted(engine, examples, book) == examples[1:]
+    (logged,) = engine.store.candidates(stage="refuted")
+    assert logged["payload"]["problems"] == [problem] and logged["state"] == "dropped"
+    paper = make_engine([loan], FakeLM(), evidence=())
+    assert drop_refuted(paper, examples, book) == examples
