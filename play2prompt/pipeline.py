@@ -39,6 +39,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
+from play2prompt.method.requests import rescaled_call
 from play2prompt.method.siblings import siblings_of
 from play2prompt.method.tool_set_check import (
     SetCase,
@@ -159,7 +160,7 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     phases.play()
     search, space = await search_examples(tool, eng, seed_facts(eng, tool), siblings)
     given, tool = tool, discovered_tool(tool, space.book)   # with the parameters play found
-    examples = drop_refuted(eng, distinct_examples(search.history), space.book)
+    examples = await rescale_examples(eng, distinct_examples(search.history), space.book)
     phases.fact_tests(len(examples))
     tests = await fact_tests(tool, eng, space, examples)
     verified = split(tool, eng.config, space.book, [*examples, *tests])
@@ -184,21 +185,27 @@ async def optimize_tool(tool: Tool, engine: Engine) -> ToolResult:
     return result
 
 
-def drop_refuted(engine: Engine, examples: Sequence[Example], book: FactBook) -> list[Example]:
-    """The verified examples the facts of play, complete once the search is done, do not
-    refute (the request gates' :meth:`refuted`: "5 %" for 0.05 where the tool takes a
-    percentage); each one dropped is logged as a ``refuted`` candidate."""
+async def rescale_examples(engine: Engine, examples: Sequence[Example], book: FactBook
+                           ) -> list[Example]:
+    """The verified examples once the search is done and the facts are complete: one that
+    says a value on the scale the facts give ("5 %" where the tool takes a percentage, and
+    the call has 0.05) becomes an example of the rescaled call when it works, else is dropped
+    (a ``rescaled`` candidate, kept or dropped); calls stay distinct."""
     gates = evidence_for(engine.config).request_gates
-    kept = []
+    out: list[Example] = []
     for i, ex in enumerate(examples):
-        why = gates.refuted(ex.query, ex.invocation, book)
-        if why:
-            engine.trace.candidate("refuted", ex.tool, f"refuted-{ex.tool}-{i}", iteration=0,
-                                   parent=None, state="dropped", reward=ex.reward,
-                                   payload={**ex.to_dict(), "problems": why})
-        else:
-            kept.append(ex)
-    return kept
+        fixed: Example | None = ex
+        if gates.rescaled(ex.query, ex.invocation, book) is not None:
+            found = await rescaled_call(engine, ex.query, ex.invocation, book)
+            fixed = None if found is None else replace(ex, invocation=found[0],
+                                                       observation=found[1])
+            engine.trace.candidate("rescaled", ex.tool, f"rescaled-{ex.tool}-{i}", iteration=0,
+                                   parent=None, state="dropped" if fixed is None else "kept",
+                                   reward=ex.reward, payload={**(fixed or ex).to_dict(),
+                                                              "was": ex.invocation.to_python()})
+        if fixed is not None and all(o.invocation.key() != fixed.invocation.key() for o in out):
+            out.append(fixed)
+    return out
 
 
 def _done_already(tool: Tool, engine: Engine) -> ToolResult | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence import names as r
 from play2prompt.evidence.completion import complete_doc
 from play2prompt.evidence.describe import describe_tool, needs_description
-from play2prompt.evidence.gates import request_problems, scale_conflicts
+from play2prompt.evidence.gates import request_problems, rescaled
 
 if TYPE_CHECKING:
     from play2prompt.evidence.facts import FactBook
@@ -52,9 +52,9 @@ class Gates:
         r.USES[r.REQUEST_GATES] += 1
         return request_problems(query, tool, sources, allowed, inv, book)
 
-    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
+    def rescaled(self, query: str, inv: Invocation, book: FactBook) -> Invocation | None:
         r.USES[r.REQUEST_GATES] += 1
-        return scale_conflicts(query, inv, book)
+        return rescaled(query, inv, book)
 
 
 class NoGates:
@@ -63,8 +63,8 @@ class NoGates:
                  book: FactBook | None = None) -> list[str]:
         return []
 
-    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
-        return []
+    def rescaled(self, query: str, inv: Invocation, book: FactBook) -> Invocation | None:
+        return None
 
 
 class Reread:

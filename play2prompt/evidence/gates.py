@@ -3,7 +3,8 @@
 URL, query string or dump of values; no tool or parameter identifier; no run of ``LEAK_NGRAM``
 words copied from a meta-prompt or from the feedback the generator was given; every number of
 the call as written; no yes/no option said the other way round; no value said on a scale the
-facts of play refute ("5 %" for 0.05 where the tool takes a percentage, so 5 % is 5). The
+facts of play refute ("5 %" for 0.05 where the tool takes a percentage, so 5 % is 5: such a
+request is an example of the rescaled call when that call works, :func:`rescaled`). The
 English words looked for are in ``data/request_words.json``.
 """
 
@@ -95,6 +96,15 @@ def flag_conflicts(query: str, inv: Invocation) -> list[str]:
     return found
 
 
+def _said_as_percentage(query: str, name: str, value: object, book: FactBook) -> bool:
+    """``value`` of parameter ``name`` is said only as a percentage of it ("5 %" for 0.05)
+    where the facts of play say the tool takes a percentage (so 5 % is 5)."""
+    if not is_number(value) or value_in_text(value, query) or not said_as_percent(value, query):
+        return False
+    rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
+    return bool(rules) and tool_unit(rules) == "percent"
+
+
 def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     """Numbers of the call the request says on a scale the facts refute: "5 %" for
     annual_rate=0.05 where play established that the tool takes a percentage (so 5 % is 5, and
@@ -103,15 +113,21 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     two of loan_payment's four verified examples, which then voted its facts doc down)."""
     found = []
     for name, value in inv.arguments.items():
-        if not is_number(value) or value_in_text(value, query) or not said_as_percent(value,
-                                                                                        query):
-            continue
-        rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
-        if rules and tool_unit(rules) == "percent":
-            said = f"{value * 100:g}"
+        if _said_as_percentage(query, name, value, book):
+            said = f"{float(value) * 100:g}"
             found.append(f"it says {said} % where the call has {value}, but the tool takes a "
                          f"percentage ({said} % is {said})")
     return found
+
+
+def rescaled(query: str, inv: Invocation, book: FactBook) -> Invocation | None:
+    """The call the request asks for where it says values on the scale the facts give ("5 %"
+    for annual_rate=0.05 is annual_rate=5 where the tool takes a percentage): play's calls are
+    often atypical (fractions), and people say the typical value. None: nothing to rescale."""
+    args = {name: round(float(value) * 100, 6)
+            for name, value in inv.arguments.items()
+            if _said_as_percentage(query, name, value, book)}
+    return Invocation(inv.name, {**inv.arguments, **args}) if args else None
 
 
 def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),

@@ -55,8 +55,9 @@ class RequestGates(Protocol):
                  allowed: str = "", inv: Invocation | None = None,
                  book: FactBook | None = None) -> list[str]: ...
 
-    def refuted(self, query: str, inv: Invocation, book: FactBook) -> list[str]:
-        """What the facts of play refute in a verified request (a scale said the other way)."""
+    def rescaled(self, query: str, inv: Invocation, book: FactBook) -> Invocation | None:
+        """The call a request asks for where it says a value on the scale the facts give
+        ("5 %" is 5 for a tool that takes a percentage); None: as the call has it."""
 
 
 class Rereading(Protocol):

@@ -28,7 +28,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, strip_refuted
+from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, seen, strip_refuted
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -120,6 +120,17 @@ def states_every_value(query: str, inv: Invocation) -> bool:
     return bool(inv.arguments) and all(said(v, query) for v in inv.arguments.values())
 
 
+async def rescaled_call(engine: Engine, query: str, inv: Invocation, book: FactBook
+                        ) -> tuple[Invocation, Observation] | None:
+    """The call ``query`` asks for where it says a value on the scale the facts give (the
+    request gates' ``rescaled``), executed: None when there is none or it does not work."""
+    call = evidence_for(engine.config).request_gates.rescaled(query, inv, book)
+    if call is None:
+        return None
+    obs = seen(await engine.runtime.run(call), engine.scrubber)
+    return (call, obs) if code_verdict(obs)[0] == 0 else None
+
+
 async def draft_request(engine: Engine, messages: Any, seed_key: str, tag: str,
                         attempt: int) -> str:
     """One draft of a request from ``messages`` (m3 or one of its variants), the ``attempt``-th
@@ -168,6 +179,11 @@ class RequestWriter:
             problems = self.evidence.request_gates.problems(
                 query, self.tool, [*self.sources, advice, note], allowed=previous, inv=inv,
                 book=book)
+            if problems:
+                fixed = await self.rescale(query, inv, book, [*self.sources, advice, note],
+                                           previous)
+                if fixed is not None:
+                    return fixed
             if not problems:
                 ev = self.evidence
                 reading = await ev.reread.reread(self, query, inv, obs, f"{seed_key}:{t}", book)
@@ -193,6 +209,20 @@ class RequestWriter:
                 best = Request(query, tuple(problems))
             note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
         return best
+
+    async def rescale(self, query: str, inv: Invocation, book: FactBook,
+                      sources: Sequence[str], previous: str) -> Request | None:
+        """A request that says a value on the scale the facts give ("5 %" where the tool
+        takes a percentage and the call has 0.05) is an example of the rescaled call (5), when
+        that call works and the request passes every gate for it: code's conversion, no
+        re-reading."""
+        found = await rescaled_call(self.engine, query, inv, book)
+        if found is None or self.evidence.request_gates.problems(
+                query, self.tool, sources, allowed=previous, inv=found[0], book=book):
+            return None
+        call, obs = found
+        return Request(query, (), True, f"{call.to_python()} (said on the scale the facts "
+                       "give, converted by code)", call, obs)
 
     async def reread(self, query: str, inv: Invocation, obs: Observation, seed_key: str,
                      book: FactBook, doc: str = "") -> Reading:

@@ -206,15 +206,15 @@ def test_a_fraction_said_as_a_percentage_is_stated_but_other_scales_are_not():
     assert not said_as_percent(5, "500 %")           # only a fraction has a percentage form
 
 
-def test_a_percentage_said_for_a_fraction_is_refuted_where_play_found_the_tool_takes_percent(
+def test_a_percentage_said_for_a_fraction_is_rescaled_where_play_found_the_tool_takes_percent(
         loan, make_engine):
     """Run base: "5% interest" was verified for annual_rate=0.05 (a 1.5B re-reader reads 5 %
     as 0.05 too), though play had found "annual_rate is a percentage between 0 and 100"; two
-    such examples voted loan's facts doc down. With the facts, the gate refutes them; without
-    (or where the tool takes a fraction), "5 %" for 0.05 is how people say it."""
+    such examples voted loan's facts doc down. With the facts, the request is an example of
+    annual_rate=5 (executed, converted by code); without them, or where the tool takes a
+    fraction, "5 %" for 0.05 is how people say it."""
     from play2prompt.evidence.facts import Fact
-    from play2prompt.evidence.gates import scale_conflicts
-    from play2prompt.pipeline import drop_refuted
+    from play2prompt.evidence.gates import rescaled, scale_conflicts
 
     query = "What would I pay a month on 20000 at 5% interest over 5 years?"
     wrong = Invocation("loan_payment", {"principal": 20000, "annual_rate": 0.05, "years": 5})
@@ -223,22 +223,44 @@ def test_a_percentage_said_for_a_fraction_is_refuted_where_play_found_the_tool_t
     book = FactBook(loan, [Fact("annual_rate", "rule",
                                 "annual_rate is a percentage between 0 and 100.")])
     assert request_problems(query, loan, inv=wrong, book=plain) == []
+    assert rescaled(query, wrong, plain) is None
     (problem,) = request_problems(query, loan, inv=wrong, book=book)
     assert problem == ("it says 5 % where the call has 0.05, but the tool takes a percentage "
                        "(5 % is 5)")
+    assert rescaled(query, wrong, book) == right
     assert scale_conflicts(query, right, book) == []            # 5 % for 5.0: as the tool takes
     assert scale_conflicts("At 0.05 % a year on 20000 for 5 years", wrong, book) == []
     fraction = FactBook(loan, [Fact("annual_rate", "rule", "annual_rate is a fraction.")])
     assert scale_conflicts(query, wrong, fraction) == []
-    # verified examples the completed facts refute are dropped (and logged), with the
-    # component on only
+    # m3 writes it for the 0.05 call: it becomes an example of the executed 5.0 call
+    writer, engine = _writer(loan, make_engine, query, {})
+    obs = asyncio.run(engine.runtime.run(wrong))
+    req = asyncio.run(writer.write(wrong, obs, "k", book))
+    assert req.problems == () and req.call == right and req.observation.ok
+    assert req.observation.output != obs.output and "converted by code" in req.rederived
+
+
+def test_verified_examples_the_completed_facts_rescale_are_relabelled_or_dropped(
+        loan, make_engine):
+    from play2prompt.evidence.facts import Fact
     from play2prompt.method.example import Example
+    from play2prompt.pipeline import rescale_examples
     from play2prompt.tools.model import Observation
-    examples = [Example("loan_payment", query, inv, Observation(True, {"monthly_payment": 1}),
-                        "", 3.0, 0.0, 3.0) for inv in (wrong, right)]
+
+    book = FactBook(loan, [Fact("annual_rate", "rule", "annual_rate is a percentage.")])
+    calls = [{"principal": 20000, "annual_rate": 0.05, "years": 5},     # 5 %: becomes 5.0
+             {"principal": 20000, "annual_rate": 5.0, "years": 5},      # then a duplicate
+             {"principal": 9000, "annual_rate": 0.04, "years": -3}]     # 4 %: does not run
+    examples = [Example("loan_payment", f"My loan of {a['principal']} at {a['annual_rate'] * 100:g}"
+                        f"% over {a['years']} years?" if a["annual_rate"] < 1 else
+                        "My loan of 20000 at 5 % over 5 years?",
+                        Invocation("loan_payment", a), Observation(True, {"x": 1}),
+                        "", 3.0, 0.0, 3.0) for a in calls]
     engine = make_engine([loan], FakeLM())
-    assert drop_refuted(engine, examples, book) == examples[1:]
-    (logged,) = engine.store.candidates(stage="refuted")
-    assert logged["payload"]["problems"] == [problem] and logged["state"] == "dropped"
-    paper = make_engine([loan], FakeLM(), evidence=())
-    assert drop_refuted(paper, examples, book) == examples
+    (kept,) = asyncio.run(rescale_examples(engine, examples, book))
+    assert kept.invocation.arguments["annual_rate"] == 5.0 and kept.observation.ok
+    assert kept.query == examples[0].query
+    logged = {r["state"] for r in engine.store.candidates(stage="rescaled")}
+    assert logged == {"kept", "dropped"}
+    paper = make_engine([loan], FakeLM(), evidence=())           # the component off: as given
+    assert asyncio.run(rescale_examples(paper, examples, book)) == examples
