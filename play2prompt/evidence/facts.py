@@ -296,7 +296,8 @@ def format_of(value: str) -> str | None:
 def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
     """Phrases of a D0 text that the facts refute: an example value the tool rejected ("e.g.
     miles"), or a unit that a rule of the tool contradicts ("in meters" where the tool says
-    centimetres)."""
+    centimetres). A worked conversion ("For example, 1.7 metres is 170.") names the unit
+    people say, not the one the tool takes, so it tells no unit."""
     found = []
     intro = "|".join(words()["example_intro"])
     for fact in facts:
@@ -306,7 +307,8 @@ def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
                               rf"{re.escape(value)}['\"]?(?![\w])", doc_text, re.I)
                 if m and m.group(0).strip(" ,;(").lower() != "":
                     found.append(m.group(0))
-    rules = " ".join(f.text for f in facts if f.kind == "rule")
+    rules = " ".join(f.text for f in facts
+                     if f.kind == "rule" and tuple(f.values[:1]) != ("converts",))
     before = "|".join(words()["unit_preposition"])
     for family in words()["unit_families"]:
         said = _units_in(doc_text, family)
