@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -236,36 +236,27 @@ async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence
                     counted: Sequence[int], need: int, now: Sequence[SetAnswer]) -> Trial:
     """A trial round (see the module's docstring): the ``counted`` cases, those ``now``
     answered wrong first, until fewer than ``need`` of them can be right; a trial that can
-    still reach ``need`` once they are all in is asked every other case too."""
+    still reach ``need`` once they are all in is asked every other case too. Each batch is
+    as many cases as wrong answers the trial can still take before it loses, asked together:
+    it stops where asking one at a time would, whatever the task model's concurrency, so a
+    run logs the same calls however it is run."""
     got: dict[int, SetAnswer] = {}
+    order = sorted(counted, key=lambda i: now[i].correct)
     slack = len(counted) - need      # wrong answers the trial can afford
-
-    def lost() -> bool:
-        return sum(not got[i].correct for i in counted if i in got) > slack
-
-    await _ask_in_order(engine, entries, cases, sorted(counted, key=lambda i: now[i].correct),
-                        got, lost)
-    if not lost():
-        await _ask_in_order(engine, entries, cases,
-                            [i for i in range(len(cases)) if i not in got], got, lambda: False)
+    while len(got) < len(order):
+        short = slack + 1 - sum(not a.correct for a in got.values())   # wrongs still to lose
+        if short <= 0:
+            break
+        await _ask(engine, entries, cases, order[len(got):len(got) + short], got)
+    if sum(not a.correct for a in got.values()) <= slack:
+        await _ask(engine, entries, cases, [i for i in range(len(cases)) if i not in got], got)
     return Trial(tuple(got.get(i) for i in range(len(cases))), tuple(counted))
 
 
-async def _ask_in_order(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
-                        order: Sequence[int], got: dict[int, SetAnswer],
-                        stop: Callable[[], bool]) -> None:
-    """Ask the cases in ``order`` with as many in flight as the task model takes, none
-    started once ``stop()`` holds (those in flight finish and are kept)."""
-    queue = iter(order)
-
-    async def worker() -> None:
-        for i in queue:
-            if stop():
-                return
-            got[i] = await set_answer(engine, entries, cases[i])
-
-    width = max(1, int(getattr(engine.task_model, "max_concurrency", 1) or 1))
-    await asyncio.gather(*(worker() for _ in range(min(width, len(order)))))
+async def _ask(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
+               which: Sequence[int], got: dict[int, SetAnswer]) -> None:
+    answers = await asyncio.gather(*(set_answer(engine, entries, cases[i]) for i in which))
+    got.update(zip(which, answers))
 
 
 def implicated(entries: Sequence[SetEntry], cases: Sequence[SetCase],
