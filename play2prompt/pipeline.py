@@ -39,7 +39,7 @@ from play2prompt.method.example_search import (
     select_demos,
     write_answers,
 )
-from play2prompt.method.requests import rescaled_call
+from play2prompt.method.requests import working
 from play2prompt.method.siblings import siblings_of
 from play2prompt.method.tool_set_check import (
     SetCase,
@@ -195,10 +195,10 @@ async def rescale_examples(engine: Engine, examples: Sequence[Example], book: Fa
     out: list[Example] = []
     for i, ex in enumerate(examples):
         fixed: Example | None = ex
-        if gates.rescaled(ex.query, ex.invocation, book) is not None:
-            found = await rescaled_call(engine, ex.query, ex.invocation, book)
-            fixed = None if found is None else replace(ex, invocation=found[0],
-                                                       observation=found[1])
+        call = gates.rescaled(ex.query, ex.invocation, book)
+        if call is not None:
+            obs = await working(engine, call)
+            fixed = None if obs is None else replace(ex, invocation=call, observation=obs)
             engine.trace.candidate("rescaled", ex.tool, f"rescaled-{ex.tool}-{i}", iteration=0,
                                    parent=None, state="dropped" if fixed is None else "kept",
                                    reward=ex.reward, payload={**(fixed or ex).to_dict(),

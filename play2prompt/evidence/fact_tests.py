@@ -39,13 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typical_value
-from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen, strip_refuted
+from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, USES, active
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import LEFT_OUT, Variant, find_variants
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
-from play2prompt.method.play import code_verdict
 from play2prompt.method.requests import (
     QUERY_TRIES,
     RequestWriter,
@@ -53,6 +52,7 @@ from play2prompt.method.requests import (
     draft_request,
     first_clause,
     says_as_given,
+    working,
 )
 from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
 from play2prompt.scoring.checker import check_calls
@@ -154,8 +154,8 @@ class FactTestWriter:
         if value is None:
             return target
         call = Invocation(ex.invocation.name, {**ex.invocation.arguments, param: value})
-        obs = seen(await self.engine.runtime.run(call), self.engine.scrubber)
-        if code_verdict(obs)[0] != 0:
+        obs = await working(self.engine, call)
+        if obs is None:
             return target
         return replace(target, example=replace(ex, invocation=call, observation=obs))
 

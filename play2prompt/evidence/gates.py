@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
-from play2prompt.evidence.everyday import tool_unit
+from play2prompt.evidence.everyday import typical_value
 from play2prompt.method.rewards import missing_numbers, said_as_percent, value_in_text
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Tool
@@ -96,13 +96,13 @@ def flag_conflicts(query: str, inv: Invocation) -> list[str]:
     return found
 
 
-def _said_as_percentage(query: str, name: str, value: object, book: FactBook) -> bool:
-    """``value`` of parameter ``name`` is said only as a percentage of it ("5 %" for 0.05)
-    where the facts of play say the tool takes a percentage (so 5 % is 5)."""
+def _said_as_percentage(query: str, name: str, value: object, book: FactBook) -> float | None:
+    """The value the request means where it says ``value`` of parameter ``name`` only as a
+    percentage of it ("5 %" for 0.05) and the facts of play say the tool takes a percentage
+    (:func:`~play2prompt.evidence.everyday.typical_value`: 5); None otherwise."""
     if not is_number(value) or value_in_text(value, query) or not said_as_percent(value, query):
-        return False
-    rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
-    return bool(rules) and tool_unit(rules) == "percent"
+        return None
+    return typical_value(value, " ".join(f.text for f in book.of(name) if f.kind == "rule"))
 
 
 def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
@@ -113,10 +113,10 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     two of loan_payment's four verified examples, which then voted its facts doc down)."""
     found = []
     for name, value in inv.arguments.items():
-        if _said_as_percentage(query, name, value, book):
-            said = f"{float(value) * 100:g}"
-            found.append(f"it says {said} % where the call has {value}, but the tool takes a "
-                         f"percentage ({said} % is {said})")
+        meant = _said_as_percentage(query, name, value, book)
+        if meant is not None:
+            found.append(f"it says {meant:g} % where the call has {value}, but the tool takes a "
+                         f"percentage ({meant:g} % is {meant:g})")
     return found
 
 
@@ -124,9 +124,9 @@ def rescaled(query: str, inv: Invocation, book: FactBook) -> Invocation | None:
     """The call the request asks for where it says values on the scale the facts give ("5 %"
     for annual_rate=0.05 is annual_rate=5 where the tool takes a percentage): play's calls are
     often atypical (fractions), and people say the typical value. None: nothing to rescale."""
-    args = {name: round(float(value) * 100, 6)
-            for name, value in inv.arguments.items()
-            if _said_as_percentage(query, name, value, book)}
+    meant = {name: _said_as_percentage(query, name, value, book)
+             for name, value in inv.arguments.items()}
+    args = {name: v for name, v in meant.items() if v is not None}
     return Invocation(inv.name, {**inv.arguments, **args}) if args else None
 
 

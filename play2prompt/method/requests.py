@@ -120,15 +120,11 @@ def states_every_value(query: str, inv: Invocation) -> bool:
     return bool(inv.arguments) and all(said(v, query) for v in inv.arguments.values())
 
 
-async def rescaled_call(engine: Engine, query: str, inv: Invocation, book: FactBook
-                        ) -> tuple[Invocation, Observation] | None:
-    """The call ``query`` asks for where it says a value on the scale the facts give (the
-    request gates' ``rescaled``), executed: None when there is none or it does not work."""
-    call = evidence_for(engine.config).request_gates.rescaled(query, inv, book)
-    if call is None:
-        return None
+async def working(engine: Engine, call: Invocation) -> Observation | None:
+    """``call`` executed, as the method may read it (:func:`seen`), when it works (code's
+    verdict 0); None when it fails."""
     obs = seen(await engine.runtime.run(call), engine.scrubber)
-    return (call, obs) if code_verdict(obs)[0] == 0 else None
+    return obs if code_verdict(obs)[0] == 0 else None
 
 
 async def draft_request(engine: Engine, messages: Any, seed_key: str, tag: str,
@@ -216,11 +212,13 @@ class RequestWriter:
         takes a percentage and the call has 0.05) is an example of the rescaled call (5), when
         that call works and the request passes every gate for it: code's conversion, no
         re-reading."""
-        found = await rescaled_call(self.engine, query, inv, book)
-        if found is None or self.evidence.request_gates.problems(
-                query, self.tool, sources, allowed=previous, inv=found[0], book=book):
+        call = self.evidence.request_gates.rescaled(query, inv, book)
+        if call is None or self.evidence.request_gates.problems(
+                query, self.tool, sources, allowed=previous, inv=call, book=book):
             return None
-        call, obs = found
+        obs = await working(self.engine, call)
+        if obs is None:
+            return None
         return Request(query, (), True, f"{call.to_python()} (said on the scale the facts "
                        "give, converted by code)", call, obs)
 
