@@ -66,8 +66,8 @@ def named(text: str, real_name: str, real_doc: str) -> bool:
     """Whether ``text`` names a content word of ``real_name`` (4-letter stems), or an
     abbreviation in it whose words ``real_doc`` spells out (gcd: greatest common divisor)."""
     said = {w[:4] for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
-    parts = [p for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", real_name.lower())
-             if p and p not in GENERIC]
+    parts = [p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", real_name)
+             if p and p.lower() not in GENERIC]
     if any(p[:4] in said for p in parts if len(p) >= 4):
         return True
     doc_words = re.findall(r"[a-z]+", real_doc.lower())
