@@ -80,12 +80,17 @@ def named(text: str, real_name: str, real_doc: str) -> bool:
 
 
 async def describe_all(tools: list[Tool], db: sqlite3.Connection, lm: Any,
-                       prompts: MetaPrompts) -> list[tuple[Tool, str]]:
+                       prompts: MetaPrompts, check: bool) -> list[tuple[Tool, str, str]]:
+    """(tool, description, how its expression did: "" unchecked)."""
     engine = SimpleNamespace(generator=lm, prompts=prompts, scrubber=Scrubber())
 
-    async def one(tool: Tool) -> tuple[Tool, str]:
-        said = await describe.describe_tool(tool, engine, logged_calls(db, tool.name))
-        return tool, said.text if said is not None else ""
+    async def one(tool: Tool) -> tuple[Tool, str, str]:
+        said = await describe.describe_tool(tool, engine, logged_calls(db, tool.name), check)
+        if said is None:
+            return tool, "", ""
+        how = "" if said.check is None else (
+            f"held on {said.check.checked}" if said.check.holds else "never held")
+        return tool, said.text, how
 
     todo = [t for t in tools if describe.needs_description(t)]
     return list(await asyncio.gather(*(one(t) for t in todo)))
@@ -102,6 +107,8 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=describe.MAX_CALLS,
                     help="executed calls that ran shown per tool")
     ap.add_argument("--metaprompts", type=Path, help="a folder with another describe.txt")
+    ap.add_argument("--check", action="store_true",
+                    help="the describe-check component: expressions run on the calls")
     args = ap.parse_args()
     if not args.benchmark and not args.tools_file:
         ap.error("give --benchmark or --tools-file (where the real docs are)")
@@ -112,17 +119,21 @@ def main() -> None:
         tools = run_tools(db)
         lm = make_lm(args.model)
         try:
-            said = asyncio.run(describe_all(tools, db, lm, MetaPrompts(args.metaprompts)))
+            said = asyncio.run(describe_all(tools, db, lm, MetaPrompts(args.metaprompts),
+                                            args.check))
         finally:
             lm.close()
-    hits = 0
-    for tool, text in said:
+    hits = held = 0
+    for tool, text, how in said:
         real = str(tool.meta.get("real_name", tool.name))
         ok = named(text, real, docs.get(real, ""))
         hits += ok
-        print(f"{'+' if ok else '-'} {tool.name} = {real}: {docs.get(real, '?')}\n    said: {text}")
-    print(f"\n{hits} of {len(said)} descriptions name what the tool is "
-          f"({args.model}, {args.calls} calls shown, run {args.run})")
+        held += how.startswith("held")
+        print(f"{'+' if ok else '-'} {tool.name} = {real}: {docs.get(real, '?')}\n"
+              f"    said{f' ({how})' if how else ''}: {text}")
+    print(f"\n{hits} of {len(said)} descriptions name what the tool is"
+          + (f", {held} expressions held" if args.check else "")
+          + f" ({args.model}, {args.calls} calls shown, run {args.run})")
 
 
 if __name__ == "__main__":

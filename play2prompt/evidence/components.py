@@ -121,7 +121,11 @@ class NoFactsDoc:
 
 class Describe:
     """An undocumented tool described once from its executed calls (no call for a tool with
-    a real description: counted only when it asks the generator)."""
+    a real description: counted only when it asks the generator); with ``check`` (the
+    ``describe-check`` component) its description's expression is run on those calls."""
+
+    def __init__(self, check: bool = False) -> None:
+        self.check = check
 
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
@@ -131,7 +135,9 @@ class Describe:
         if not any(obs.ok for _, obs in calls):
             return False
         r.USES[r.DESCRIBE] += 1
-        said = await describe_tool(tool, engine, calls)
+        if self.check:
+            r.USES[r.DESCRIBE_CHECK] += 1
+        said = await describe_tool(tool, engine, calls, check=self.check)
         for fact in said.facts() if said is not None else ():
             book.add(fact)
         return True

@@ -10,14 +10,25 @@ parameter means (structured output). The answer becomes facts of kind ``describe
 (:data:`~play2prompt.method.discovery.DESCRIBES`): they fill D0's blanks in the doc play reads,
 the request writer's labels and the facts doc, never the task model's D0 (R_e and the original
 side of honest selection). A tool with a real description gets no call.
+
+With the ``describe-check`` component (:mod:`play2prompt.evidence.formula`) the generator also
+writes a Python expression of what the tool computes; it is run on the arguments of up to
+:data:`MAX_CHECKED` calls that ran and must give every output. Told where it missed, the
+generator tries again (:data:`SAMPLES` answers sampled), :data:`TRIES` times in all. A
+description whose expression holds is kept with it ("Computed as: math.gcd(a, b)."); one that
+never holds is replaced by what the tool returned on a few calls (a small model's unchecked
+guess was wrong for 7 of 16 opaque BFCL functions); with fewer than :data:`MIN_CHECKED`
+comparable outputs the check cannot decide and the unchecked description is kept.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence import formula
 from play2prompt.evidence.facts import Fact
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -32,6 +43,13 @@ MAX_CALLS = 6        # executed calls that ran shown to the generator
 MAX_ERRORS = 2       # calls that failed shown beside them
 OUTPUT_LIMIT = 300   # characters of one output shown
 EVIDENCE = "the generator's reading of executed calls"
+TRIES = 3            # expressions the generator writes before its description is given up
+MAX_CHECKED = 12     # calls that ran an expression is checked on
+MIN_CHECKED = 2      # comparable outputs needed for the check to decide
+EXAMPLES_SAID = 3    # calls said in place of a description that never held
+GUESSES = 3          # different operations one answer guesses (describe-check)
+SAMPLES = 2          # answers sampled on each try after the first...
+RETRY_TEMPERATURE = 0.8   # ...at this temperature
 
 
 def needs_description(tool: Tool) -> bool:
@@ -45,17 +63,30 @@ class Description:
 
     text: str
     params: tuple[tuple[str, str], ...] = ()
+    check: formula.Check | None = None     # the expression's check (describe-check only)
 
     def facts(self) -> list[Fact]:
-        out = [Fact("", DESCRIBES, self.text, (), EVIDENCE)] if self.text else []
-        return out + [Fact(n, DESCRIBES, m, (), EVIDENCE) for n, m in self.params if m]
+        source = EVIDENCE if self.check is None else (
+            f"{EVIDENCE}, its expression run on {self.check.checked} of them "
+            f"({self.check.matched} matched)")
+        out = [Fact("", DESCRIBES, self.text, (), source)] if self.text else []
+        return out + [Fact(n, DESCRIBES, m, (), source) for n, m in self.params if m]
 
 
-def describe_schema(params: Sequence[str]) -> dict[str, Any]:
-    """{"description": text, "parameters": {name: meaning}} for the parameters ``params``."""
+def describe_schema(params: Sequence[str], expression: bool = False) -> dict[str, Any]:
+    """{"description": text, "parameters": {name: meaning}} for the parameters ``params``,
+    after {"python": expression} when ``expression`` (written first: the description then
+    names what the expression computes)."""
     meanings = object_schema({n: {"type": "string", "maxLength": 120} for n in params})
-    return object_schema({"description": {"type": "string", "minLength": 8, "maxLength": 300},
-                          "parameters": meanings})
+    said = {"type": "string", "minLength": 8, "maxLength": 300}
+    if expression:
+        guess = object_schema({"operation": {"type": "string", "maxLength": 80},
+                               "python": {"type": "string", "minLength": 1, "maxLength": 240},
+                               "description": said})
+        return object_schema({"guesses": {"type": "array", "items": guess,
+                                          "minItems": GUESSES, "maxItems": GUESSES},
+                              "parameters": meanings})
+    return object_schema({"description": said, "parameters": meanings})
 
 
 def _type(spec: Mapping[str, Any]) -> str:
@@ -76,23 +107,113 @@ def _shown(calls: Sequence[tuple[Invocation, Observation]],
 
 
 async def describe_tool(tool: Tool, engine: Any,
-                        calls: Sequence[tuple[Invocation, Observation]]) -> Description | None:
-    """One generator call: what ``tool`` (as play knows it) does, from ``calls`` (executed,
-    in a fixed order). None when the answer is unusable."""
+                        calls: Sequence[tuple[Invocation, Observation]],
+                        check: bool = False) -> Description | None:
+    """What ``tool`` (as play knows it) does, from ``calls`` (executed, in a fixed order): one
+    generator call, or with ``check`` up to :data:`TRIES` whose expressions are run on the
+    calls (:func:`checked_description`). None when the answer is unusable."""
     props = dict(tool.properties)
     ran, errors = _shown(calls, engine.scrubber)
     params = ", ".join(f"{n} ({_type(s)})" for n, s in props.items()) or "(none)"
-    messages = engine.prompts.render("describe", tool=tool.name, params=params, calls=ran,
+    template = "describe-formula" if check else "describe"
+    messages = engine.prompts.render(template, tool=tool.name, params=params, calls=ran,
                                      errors=errors)
-    (answer,), _ = await chat_json(engine.generator, messages, describe_schema(list(props)),
-                                   role="generator", seed=derive_seed(tool.name, "describe"),
-                                   temperature=0.0, max_tokens=400)
-    if not isinstance(answer, Mapping) or not str(answer.get("description", "")).strip():
+    if check:
+        return await checked_description(tool, engine, calls, messages)
+    answers = await _ask(tool, engine, messages, 0)
+    return _description(answers[0], props) if answers else None
+
+
+async def _ask(tool: Tool, engine: Any, messages: list[dict[str, str]],
+               attempt: int, expression: bool = False) -> list[Mapping[str, Any]]:
+    """The usable answers of try ``attempt``: one at temperature 0 first, then
+    :data:`SAMPLES` sampled (a small model told it missed often repeats itself)."""
+    n = 1 if attempt == 0 else SAMPLES
+    answers, _ = await chat_json(engine.generator, messages,
+                                 describe_schema(list(tool.properties), expression),
+                                 role="generator", n=n,
+                                 seed=derive_seed(tool.name, "describe", str(attempt)
+                                                  if attempt else ""),
+                                 temperature=0.0 if n == 1 else RETRY_TEMPERATURE,
+                                 max_tokens=400)
+    out = []
+    for answer in answers:
+        if not isinstance(answer, Mapping):
+            continue
+        for guess in answer.get("guesses") or [answer]:
+            if isinstance(guess, Mapping) and str(guess.get("description", "")).strip():
+                out.append({**guess, "parameters": answer.get("parameters") or {}})
+    return out
+
+
+def _description(answer: Mapping[str, Any], props: Mapping[str, Any], suffix: str = "",
+                 check: formula.Check | None = None, meanings: bool = True) -> Description:
+    said = answer.get("parameters") or {}
+    text = whole_sentences(str(answer["description"]), 300)
+    return Description(f"{text} {suffix}".strip(),
+                       tuple((n, whole_sentences(str(said.get(n, "")), 120) if meanings
+                              else "") for n in props), check)
+
+
+def _checked_calls(tool: Tool, calls: Sequence[tuple[Invocation, Observation]]
+                   ) -> list[tuple[str, Mapping[str, Any], Any]]:
+    """The distinct calls that ran with an output an expression's value can be compared
+    with, as (the call as Python, its arguments, its output), at most :data:`MAX_CHECKED`."""
+    out: dict[str, tuple[str, Mapping[str, Any], Any]] = {}
+    for inv, obs in calls:
+        if obs.ok and formula.checkable(obs.output):
+            text = inv.to_python()[:200]
+            out.setdefault(text, (text, dict(inv.arguments), obs.output))
+    return list(out.values())[:MAX_CHECKED]
+
+
+def _computed(result: formula.Check) -> str:
+    """"Computed as: EXPR." (with how many calls it gave when not all)."""
+    if result.matched == result.checked:
+        return f"Computed as: {result.expression}."
+    return (f"Computed as: {result.expression} (as the tool gave on {result.matched} of "
+            f"{result.checked} calls tried).")
+
+
+def _tried(answer: Mapping[str, Any], props: Mapping[str, Any],
+           cases: Sequence[tuple[str, Mapping[str, Any], Any]]) -> formula.Check:
+    expression = formula.expression_of(str(answer.get("python", "")))
+    if not formula.names_any(expression, props):
+        return formula.Check(expression, len(cases), 0, ("it uses no parameter",))
+    return formula.check(expression, cases)
+
+
+async def checked_description(tool: Tool, engine: Any,
+                              calls: Sequence[tuple[Invocation, Observation]],
+                              messages: list[dict[str, str]]) -> Description | None:
+    """Ask for an expression and a description until an expression gives every output of
+    the calls (told where the best one missed each time), :data:`TRIES` times at most. The
+    description with its expression when one holds; else what the tool returned on a few
+    calls (no guess); the first unchecked description when the calls cannot decide."""
+    props = dict(tool.properties)
+    cases = _checked_calls(tool, calls)
+    first: Mapping[str, Any] | None = None
+    for attempt in range(TRIES):
+        answers = await _ask(tool, engine, messages, attempt, expression=True)
+        if not answers:
+            continue
+        first = first or answers[0]
+        if len(cases) < MIN_CHECKED:
+            return _description(first, props)
+        tried = [(answer, _tried(answer, props, cases)) for answer in answers]
+        for answer, result in sorted(tried, key=lambda t: -t[1].matched):
+            if result.holds:
+                return _description(answer, props, _computed(result), result)
+        answer, best = max(tried, key=lambda t: t[1].matched)
+        messages = [*messages, {"role": "assistant", "content": json.dumps(answer)},
+                    *engine.prompts.render("describe-retry", matched=best.matched,
+                                           checked=best.checked, misses="\n".join(best.misses))]
+    if first is None:
         return None
-    meanings = answer.get("parameters") or {}
-    return Description(whole_sentences(str(answer["description"]), 300),
-                       tuple((n, whole_sentences(str(meanings.get(n, "")), 120))
-                             for n in props))
+    said = "; ".join(engine.scrubber.text(f"{text} -> {json.dumps(out)[:80]}")
+                     for text, _, out in cases[:EXAMPLES_SAID])
+    return Description(f"What calls returned: {said}." if said else "",
+                       tuple((n, "") for n in props), formula.Check("", len(cases), 0))
 
 
 def whole_sentences(text: str, limit: int) -> str:

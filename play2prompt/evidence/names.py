@@ -15,10 +15,12 @@ DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
 FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
 DESCRIBE = "describe"              # an undocumented tool described from its executed calls
+DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL,
-                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, SET_CHECK)
+                             DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, DESCRIBE_CHECK,
+                             SET_CHECK)
 
 # on by default: every component but doc-completion, which the 1.5B ablation on the example
 # tools found to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from play2prompt.evidence import components as c
 from play2prompt.evidence.names import (
     DESCRIBE,
+    DESCRIBE_CHECK,
     DOC_COMPLETION,
     EVIDENCE,
     FACT_READER,
@@ -36,9 +37,9 @@ if TYPE_CHECKING:
 
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
-__all__ = ["DESCRIBE", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS",
-           "PROBES", "RELABEL", "REQUEST_GATES", "REREAD", "USES", "Evidence", "active",
-           "evidence_for"]
+__all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
+           "FACT_READER", "FACT_TESTS", "PROBES", "RELABEL", "REQUEST_GATES", "REREAD", "USES",
+           "Evidence", "active", "evidence_for"]
 
 
 class FactReader(Protocol):
@@ -134,5 +135,5 @@ def _build(names: tuple[str, ...]) -> Evidence:
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
-        pick(DESCRIBE, c.Describe, c.NoDescribe),
+        c.Describe(check=DESCRIBE_CHECK in names) if DESCRIBE in names else c.NoDescribe(),
     )

@@ -35,6 +35,8 @@ NAMES = {
     "m3-fact": "m3_fact",    # G_E writes a request saying one value another everyday way
     "reread": "reread",      # G_E re-derives a call from a request (the consistency check)
     "describe": "describe",  # G_E says what an undocumented tool does from its executed calls
+    "describe-formula": "describe_formula",  # ... and a Python expression of it, to be checked
+    "describe-retry": "describe_retry",      # ... again, told where the expression missed
 }
 
 TEMPLATES = Registry({}, "play2prompt.templates")

@@ -54,10 +54,17 @@ def _generator() -> FakeLM:
     def fill(request, i):
         props = (request.json_schema or {}).get("properties") or {}
         return {k: v for k, v in ARGS.items() if k in props}
-    return FakeLM(rules=[
-        (DESCRIBE_MARK, {"description": SAID, "parameters": {
+    def said(request, i):
+        out = {"description": SAID, "parameters": {
             "k": "the number of successes", "n": "the number of trials",
-            "p": "the probability of success in one trial"}}),
+            "p": "the probability of success in one trial"}}
+        if "guesses" in (request.json_schema or {}).get("properties", {}):   # describe-check
+            guess = {"operation": "binomial probability", "description": SAID,
+                     "python": "round(math.comb(n, k) * p ** k * (1 - p) ** (n - k), 4)"}
+            return {"guesses": [guess] * 3, "parameters": out["parameters"]}
+        return out
+    return FakeLM(rules=[
+        (DESCRIBE_MARK, said),
         (M1, fill), (M3, {"query": QUERY}), (REREAD, fill),
         ("How should the next request", {"reflection": "Say it plainly."})])
 
@@ -161,3 +168,72 @@ def test_a_sentence_the_length_bound_cut_off_is_dropped():
     assert whole_sentences("The start date.", 120) == "The start date."
     assert whole_sentences("short  text\nno stop", 120) == "short text no stop"
     assert whole_sentences("x" * 120, 120) == "x" * 120      # no sentence to fall back on
+
+
+GCD_CALLS = [(Invocation("function_25", {"a": a, "b": b}), Observation.success(out))
+             for a, b, out in ((15, 9, 3), (42, 13, 1), (12, 8, 4))]
+GCD_TOOL = Tool("function_25", "", {"type": "object", "properties": {
+    "a": {"type": "integer"}, "b": {"type": "integer"}}}, {"python": "m:f"})
+RETRY = "Your expression was run on the calls"
+
+
+def _guesser(*tries: tuple[str, ...]) -> FakeLM:
+    """A generator whose n-th describe answer guesses the n-th tuple of expressions."""
+    def answer(request, i):
+        n = sum(RETRY in m["content"] for m in request.messages)
+        guesses = [{"operation": e, "python": e, "description": f"Returns {e}."}
+                   for e in tries[min(n, len(tries) - 1)]]
+        return {"guesses": guesses,
+                "parameters": {"a": "the first number", "b": "the second number"}}
+    return FakeLM(rules=[(DESCRIBE_MARK, answer)])
+
+
+def _checked(gen: FakeLM, calls=GCD_CALLS):
+    engine = SimpleNamespace(scrubber=Scrubber(), prompts=MetaPrompts(), generator=gen)
+    return asyncio.run(describe_tool(GCD_TOOL, engine, calls, check=True))
+
+
+def test_a_wrong_expression_is_told_where_it_missed_and_a_right_one_is_kept():
+    gen = _guesser(("a + b", "a % b", "1"), ("a * b", "math.gcd(a, b)", "a"))
+    said = _checked(gen)
+    assert said.text == "Returns math.gcd(a, b). Computed as: math.gcd(a, b)."
+    assert said.check.holds and said.check.checked == 3
+    assert dict(said.params)["a"] == "the first number"
+    first, retry = gen.requests[0], gen.requests[-1]
+    assert "function_25(a=15, b=9) -> 3" in prompt_text(first)
+    assert "guesses" in first.json_schema["properties"]
+    told = prompt_text(retry)
+    assert "on 1 of 3" in told                             # the best guess: a % b (12 % 8)
+    assert "function_25(a=15, b=9): your expression gives 6; the tool returned 3" in told
+    assert '"python": "a % b"' in told                     # its own answer, before the miss
+    fact = said.facts()[0]
+    assert "run on 3 of them (3 matched)" in fact.evidence
+
+
+def test_a_description_that_never_holds_becomes_what_the_calls_returned():
+    gen = _guesser(("a + b", "a * b", "1"))
+    said = _checked(gen)
+    assert len([r for r in gen.requests if r.temperature > 0]) == 2 and not said.check.holds
+    assert said.text == ("What calls returned: function_25(a=15, b=9) -> 3; "
+                         "function_25(a=42, b=13) -> 1; function_25(a=12, b=8) -> 4.")
+    assert all(meaning == "" for _, meaning in said.params)     # no guessed meanings either
+    assert "a + b" not in " ".join(f.text for f in said.facts())
+
+
+def test_one_comparable_output_cannot_decide_so_the_description_is_unchecked():
+    gen = _guesser(("a + b", "a", "b"))
+    blob = (Invocation("function_25", {"a": 1, "b": 2}), Observation.success({"$blob": "ab"}))
+    said = _checked(gen, [GCD_CALLS[0], blob])
+    assert len(gen.requests) == 1 and said.check is None and said.text == "Returns a + b."
+
+
+def test_describe_check_counts_its_use_and_describe_off_turns_it_off(make_engine):
+    from play2prompt.evidence.names import DESCRIBE_CHECK
+
+    _run(make_engine, _tool())
+    assert USES[DESCRIBE_CHECK] == 1
+    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE))
+    assert USES[DESCRIBE_CHECK] == 0 and not _describes(gen)
+    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
+    (asked,) = _describes(gen)
+    assert "guesses" not in asked.json_schema["properties"] and USES[DESCRIBE_CHECK] == 0

@@ -11,7 +11,7 @@ import pytest
 from play2prompt.cli import main
 from play2prompt.config import OptimizeConfig, preset
 from play2prompt.errors import UserError
-from play2prompt.evidence.names import DESCRIBE, EVIDENCE, USES, active, chosen
+from play2prompt.evidence.names import DESCRIBE, DESCRIBE_CHECK, EVIDENCE, USES, active, chosen
 from play2prompt.lm.fake import REREAD_MARK, FakeLM, play_rules
 from play2prompt.optimize import optimize
 from play2prompt.store.runs import open_run
@@ -58,7 +58,8 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     result = _run(tmp_path, EVIDENCE)
     assert result["config"]["evidence"] == list(EVIDENCE)
     # every example tool has a description: ``describe`` never asks (its own tests call it)
-    assert {n for n in EVIDENCE if USES[n] > 0} == set(EVIDENCE) - {DESCRIBE}, dict(USES)
+    assert {n for n in EVIDENCE if USES[n] > 0} == set(EVIDENCE) - {DESCRIBE, DESCRIBE_CHECK}, \
+        dict(USES)
     assert USES[DESCRIBE] == 0
 
 
