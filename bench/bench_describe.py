@@ -96,6 +96,24 @@ async def describe_all(tools: list[Tool], db: sqlite3.Connection, lm: Any,
     return list(await asyncio.gather(*(one(t) for t in todo)))
 
 
+def logged_descriptions(tools: list[Tool], result: Path) -> list[tuple[Tool, str, str]]:
+    """The run's own ``describes`` facts of each tool (whole-tool ones), with how their
+    expression did as the fact's evidence says ("... run on 6 of them (5 matched)")."""
+    facts = {name: t["stats"]["facts"] for name, t in
+             json.loads(result.read_text())["tools"].items()}
+    out = []
+    for tool in tools:
+        said = [f for f in facts.get(tool.name, []) if f["kind"] == "describes"
+                and not f["param"]]
+        if said:
+            found = re.search(r"run on (\d+) of them \((\d+) matched\)", said[0]["evidence"])
+            how = "" if not found else (
+                "never held" if said[0]["text"].startswith("What calls returned")
+                else f"held on {found.group(2)} of {found.group(1)}")
+            out.append((tool, said[0]["text"], how))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", required=True, help="run id under --runs-dir")
@@ -109,6 +127,8 @@ def main() -> None:
     ap.add_argument("--metaprompts", type=Path, help="a folder with another describe.txt")
     ap.add_argument("--check", action="store_true",
                     help="the describe-check component: expressions run on the calls")
+    ap.add_argument("--logged", action="store_true",
+                    help="no model: score the descriptions the run itself wrote (result.json)")
     args = ap.parse_args()
     if not args.benchmark and not args.tools_file:
         ap.error("give --benchmark or --tools-file (where the real docs are)")
@@ -117,12 +137,16 @@ def main() -> None:
     db_path = args.runs_dir / args.run / "run.db"
     with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
         tools = run_tools(db)
-        lm = make_lm(args.model)
-        try:
-            said = asyncio.run(describe_all(tools, db, lm, MetaPrompts(args.metaprompts),
-                                            args.check))
-        finally:
-            lm.close()
+        if args.logged:
+            said = logged_descriptions(tools, args.runs_dir / args.run / "result.json")
+            args.check, args.model = True, "as the run wrote them"
+        else:
+            lm = make_lm(args.model)
+            try:
+                said = asyncio.run(describe_all(tools, db, lm, MetaPrompts(args.metaprompts),
+                                                args.check))
+            finally:
+                lm.close()
     hits = held = 0
     for tool, text, how in said:
         real = str(tool.meta.get("real_name", tool.name))
