@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence import names as r
 from play2prompt.evidence.completion import complete_doc
-from play2prompt.evidence.describe import describe_tool, needs_description
+from play2prompt.evidence.describe import can_check, describe_tool, needs_description
 from play2prompt.evidence.gates import request_problems, rescaled
 
 if TYPE_CHECKING:
@@ -129,10 +129,11 @@ class Describe:
 
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook) -> bool:
+                       book: FactBook, wait: bool = False) -> bool:
         if not needs_description(tool):
             return True
-        if not any(obs.ok for _, obs in calls):
+        if not any(obs.ok for _, obs in calls) or (self.check and wait
+                                                    and not can_check(calls)):
             return False
         r.USES[r.DESCRIBE] += 1
         if self.check:
@@ -146,5 +147,5 @@ class Describe:
 class NoDescribe:
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook) -> bool:
+                       book: FactBook, wait: bool = False) -> bool:
         return True

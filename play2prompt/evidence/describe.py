@@ -155,7 +155,7 @@ def _description(answer: Mapping[str, Any], props: Mapping[str, Any], suffix: st
                               else "") for n in props), check)
 
 
-def _checked_calls(tool: Tool, calls: Sequence[tuple[Invocation, Observation]]
+def _checked_calls(calls: Sequence[tuple[Invocation, Observation]]
                    ) -> list[tuple[str, Mapping[str, Any], Any]]:
     """The distinct calls that ran with an output an expression's value can be compared
     with, as (the call as Python, its arguments, its output), at most :data:`MAX_CHECKED`."""
@@ -183,6 +183,12 @@ def _tried(answer: Mapping[str, Any], props: Mapping[str, Any],
     return formula.check(expression, cases)
 
 
+def can_check(calls: Sequence[tuple[Invocation, Observation]]) -> bool:
+    """Whether ``calls`` have enough comparable outputs (:data:`MIN_CHECKED`) for an
+    expression's check to decide."""
+    return len(_checked_calls(calls)) >= MIN_CHECKED
+
+
 async def checked_description(tool: Tool, engine: Any,
                               calls: Sequence[tuple[Invocation, Observation]],
                               messages: list[dict[str, str]]) -> Description | None:
@@ -191,7 +197,7 @@ async def checked_description(tool: Tool, engine: Any,
     description with its expression when one holds; else what the tool returned on a few
     calls (no guess); the first unchecked description when the calls cannot decide."""
     props = dict(tool.properties)
-    cases = _checked_calls(tool, calls)
+    cases = _checked_calls(calls)
     first: Mapping[str, Any] | None = None
     for attempt in range(TRIES):
         answers = await _ask(tool, engine, messages, attempt, expression=True)

@@ -93,9 +93,10 @@ class FactTests(Protocol):
 class Describer(Protocol):
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook) -> bool:
+                       book: FactBook, wait: bool = False) -> bool:
         """Describe ``tool`` (its original doc blank) from ``calls`` into ``book``'s facts;
-        False: not yet (no call ran), call again after the next iteration."""
+        False: not yet (no call ran; or, with ``wait``, too few for describe-check to
+        decide, as before the probes ran), call again after the next iteration."""
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,9 @@ class ExampleSpace:
                 "play", self.tool.name, f"play-{self.tool.name}-{nid}",
                 iteration=iteration, parent=parent.id if parent else None,
                 state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
-        await self._describe()   # before the first requests are written, once a call ran
+        # before the first requests are written, once a call ran (describe-check: once
+        # enough ran to check a guess, else after the probes)
+        await self._describe(wait=True)
         found = await asyncio.gather(*(self._refined(play, parent, nid, iteration)
                                        for nid, play in zip(ids, plays) if play.ok))
         return list(found)
@@ -190,7 +192,7 @@ class ExampleSpace:
         await self._describe()
         self.engine.trace.iteration_ended("example", self.tool.name, iteration)
 
-    async def _describe(self) -> None:
+    async def _describe(self, wait: bool = False) -> None:
         """An undocumented tool, once: what it does, from the calls play and the probes
         executed (in a fixed order), into the facts (``describes``; D0's blanks in what the
         generator reads, never the task model's D0)."""
@@ -200,7 +202,7 @@ class ExampleSpace:
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
         calls += [(inv, obs) for _, inv, obs in self.probed]
         self.described = await evidence_for(self.engine.config).describe.describe(
-            discovered_tool(self.tool, self.book), self.engine, calls, self.book)
+            discovered_tool(self.tool, self.book), self.engine, calls, self.book, wait)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

@@ -90,10 +90,13 @@ def _describes(gen: FakeLM) -> list:
     return [r for r in gen.requests if DESCRIBE_MARK in prompt_text(r)]
 
 
+UNCHECKED = tuple(n for n in EVIDENCE if n != "describe-check")
+
+
 def test_a_blank_tool_is_described_once_for_the_generator_never_for_the_task_model(
         make_engine):
     tool = _tool()
-    gen, task, space = _run(make_engine, tool)
+    gen, task, space = _run(make_engine, tool, UNCHECKED)
     (asked,) = _describes(gen)
     assert USES[DESCRIBE] == 1
     shown = prompt_text(asked)
@@ -237,3 +240,18 @@ def test_describe_check_counts_its_use_and_describe_off_turns_it_off(make_engine
     gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
     (asked,) = _describes(gen)
     assert "guesses" not in asked.json_schema["properties"] and USES[DESCRIBE_CHECK] == 0
+
+
+def test_with_describe_check_the_description_waits_for_calls_enough_to_check_it(make_engine):
+    """One call ran before the first requests: too few to check a guess, so the tool is
+    described after the probes (which vary it), from all those calls."""
+    gen, _, space = _run(make_engine, _tool())
+    (asked,) = _describes(gen)
+    writes = [r for r in gen.requests if M3 in prompt_text(r)]
+    assert gen.requests.index(writes[0]) < gen.requests.index(asked)   # waited
+    assert SAID not in prompt_text(writes[0]) and SAID in prompt_text(writes[-1])
+    shown = prompt_text(asked).split("Calls that ran")[1]
+    assert shown.count("function_3(") >= 2                # the probes' calls are shown too
+    fact = next(f for f in space.book.all_facts() if f.kind == "describes" and not f.param)
+    assert fact.text.startswith(SAID) and "Computed as: round(math.comb" in fact.text
+    assert "matched)" in fact.evidence                    # its expression was run on them
