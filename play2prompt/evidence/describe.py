@@ -11,9 +11,9 @@ parameter means (structured output). The answer becomes facts of kind ``describe
 the request writer's labels and the facts doc, never the task model's D0 (R_e and the original
 side of honest selection). A tool with a real description gets no call.
 
-With the ``describe-check`` component (:mod:`play2prompt.evidence.formula`) the generator also
-writes a Python expression of what the tool computes; it is run on the arguments of up to
-:data:`MAX_CHECKED` calls that ran and must give every output. Told where it missed, the
+With the ``describe-check`` component (:mod:`play2prompt.evidence.formula`) the generator
+guesses :data:`GUESSES` operations, each a Python expression; each is run on the arguments of
+up to :data:`MAX_CHECKED` calls that ran and must give their outputs. Told where it missed, the
 generator tries again (:data:`SAMPLES` answers sampled), :data:`TRIES` times in all. A
 description whose expression holds is kept with it ("Computed as: math.gcd(a, b)."); one that
 never holds is replaced by what the tool returned on a few calls (a small model's unchecked
@@ -74,9 +74,9 @@ class Description:
 
 
 def describe_schema(params: Sequence[str], expression: bool = False) -> dict[str, Any]:
-    """{"description": text, "parameters": {name: meaning}} for the parameters ``params``,
-    after {"python": expression} when ``expression`` (written first: the description then
-    names what the expression computes)."""
+    """{"description": text, "parameters": {name: meaning}} for the parameters ``params``;
+    with ``expression``, {"guesses": [{"operation", "python", "description"}] x
+    :data:`GUESSES`, "parameters": ...} (each guess's expression before its description)."""
     meanings = object_schema({n: {"type": "string", "maxLength": 120} for n in params})
     said = {"type": "string", "minLength": 8, "maxLength": 300}
     if expression:
@@ -147,12 +147,12 @@ async def _ask(tool: Tool, engine: Any, messages: list[dict[str, str]],
 
 
 def _description(answer: Mapping[str, Any], props: Mapping[str, Any], suffix: str = "",
-                 check: formula.Check | None = None, meanings: bool = True) -> Description:
+                 check: formula.Check | None = None) -> Description:
     said = answer.get("parameters") or {}
     text = whole_sentences(str(answer["description"]), 300)
     return Description(f"{text} {suffix}".strip(),
-                       tuple((n, whole_sentences(str(said.get(n, "")), 120) if meanings
-                              else "") for n in props), check)
+                       tuple((n, whole_sentences(str(said.get(n, "")), 120)) for n in props),
+                       check)
 
 
 def _checked_calls(calls: Sequence[tuple[Invocation, Observation]]
@@ -206,11 +206,11 @@ async def checked_description(tool: Tool, engine: Any,
         first = first or answers[0]
         if len(cases) < MIN_CHECKED:
             return _description(first, props)
-        tried = [(answer, _tried(answer, props, cases)) for answer in answers]
-        for answer, result in sorted(tried, key=lambda t: -t[1].matched):
-            if result.holds:
-                return _description(answer, props, _computed(result), result)
-        answer, best = max(tried, key=lambda t: t[1].matched)
+        # every check runs on the same cases, so the guess that matched most holds if any does
+        answer, best = max(((answer, _tried(answer, props, cases)) for answer in answers),
+                           key=lambda t: t[1].matched)
+        if best.holds:
+            return _description(answer, props, _computed(best), best)
         messages = [*messages, {"role": "assistant", "content": json.dumps(answer)},
                     *engine.prompts.render("describe-retry", matched=best.matched,
                                            checked=best.checked, misses="\n".join(best.misses))]

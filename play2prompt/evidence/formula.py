@@ -15,12 +15,13 @@ run. Nothing the expression computes is executed as a tool.
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from play2prompt.numeric import close
 
 TIMEOUT_S = 10.0          # wall clock for one expression on all its calls
 CPU_S = 5                 # CPU seconds of the child (POSIX)
@@ -102,7 +103,7 @@ def same(value: Any, output: Any) -> bool:
     if isinstance(output, bool) or isinstance(value, bool):
         return isinstance(output, bool) and isinstance(value, bool) and value == output
     if isinstance(output, (int, float)) and isinstance(value, (int, float)):
-        if math.isclose(value, output, rel_tol=REL_TOL, abs_tol=1e-12):
+        if close(value, output, rel_tol=REL_TOL, abs_tol=1e-12):   # ints past float range too
             return True
         places = _decimals(output)
         return places is not None and round(value, places) == output
@@ -116,7 +117,10 @@ def same(value: Any, output: Any) -> bool:
 
 
 def _decimals(number: float) -> int | None:
-    text = repr(float(number))
+    try:
+        text = repr(float(number))
+    except OverflowError:            # an integer past float range has no decimals to round to
+        return None
     if "e" in text or "inf" in text or "nan" in text:
         return None
     places = len(text.split(".")[1].rstrip("0"))

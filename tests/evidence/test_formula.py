@@ -50,6 +50,7 @@ def test_outputs_compare_with_tolerance_rounding_and_structure():
     assert same(6, 6.0) and not same(True, 1)
     assert same([1.0, {"r": 2}], [1, {"r": 2.0000000001}]) and not same([1], [1, 2])
     assert same("1011 ", "1011") and not same("1011", 1011)
+    assert same(10**400, 10**400) and not same(10**400, 2 * 10**400)   # past float range
 
 
 def test_a_constant_or_a_stored_blob_cannot_prove_anything():
