@@ -253,14 +253,17 @@ class Prober:
             pairs = [(p, inv) for p, inv in combined(start, start_obs, self.probed[done:])
                      if inv.key() not in tried]
             await self._try(pairs, start, False, False)
+        await self._reshape(plays)   # what the probes showed (a text the tool evaluates)
         self._record(start, bool(valid))
 
     async def _reshape(self, plays: Sequence[PlayResult]) -> list[Reshaped]:
-        """Reshape the calls that failed with a type-shape error (:mod:`.reshape`): the
-        reshaped calls run, those that ran kept as repaired calls."""
+        """Reshape the calls (play's, then the probes') that failed with a type-shape error or
+        on a text the tool evaluates as code (:mod:`.reshape`): the reshaped calls run, those
+        that ran kept as repaired calls."""
         tried = {a.invocation.key() for p in plays for a in p.attempts
                  if a.invocation is not None} | {inv.key() for _, inv, _ in self.probed}
-        done = await reshape(self.tool, self.engine, self.book, plays, tried, self._reshaped)
+        done = await reshape(self.tool, self.engine, self.book, plays, tried, self._reshaped,
+                             [(inv, obs) for _, inv, obs in self.probed])
         for r in done:
             self.probed.append((r.param, r.invocation, r.observation))
             if r.works:

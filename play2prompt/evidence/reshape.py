@@ -25,6 +25,7 @@ and is no repaired call.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -45,6 +46,9 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 MAX_RESHAPES = 6    # executions per failing call
 MAX_CALLS = 3       # failing calls reshaped per probing
 SEPARATORS = (":", "-", "/", ",", ";", "|", ".", " ", "x")   # a text's parts, as unpacked
+# what a text the tool evaluates as Python is tried as: a function of one value, of any
+# number of values, a number (the next error says which the tool wanted)
+CODE_FORMS = ("lambda x: x", "lambda *args: 0", "0")
 RAN = "ran"         # a param fact's status: a call with a value of this type ran
 
 _ITEMS = {"number": "numbers", "integer": "integers", "string": "texts",
@@ -72,6 +76,36 @@ def unpack_expected(error: str) -> int:
         if found:
             return int(found.group(1))
     return 0
+
+
+def evaluated(inv: Invocation, error: str) -> list[str]:
+    """The text arguments of ``inv`` the tool evaluated as Python code, by what ``error``
+    says: an undefined name that the text holds ("name 'zzqx' is not defined" for
+    ``f='zzqx'``); a syntax error in a compiled text ("(<string>, line 1)": the texts that are
+    no Python expression, as :func:`compile` says without running them); a value called that
+    is no function ("'int' object is not callable": the texts that are a Python expression
+    with an operator, ``f='3*x**2 + 1'``)."""
+    texts = {p: v for p, v in inv.arguments.items() if isinstance(v, str) and v.strip()}
+    names = {m.group(1) for p in _patterns("undefined") for m in p.finditer(error)}
+    if names:
+        return [p for p, v in texts.items()
+                if any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", v) for n in names)]
+    if any(p.search(error) for p in _patterns("compiled")):
+        return [p for p, v in texts.items() if _expression(v) is None]
+    if any(p.search(error) for p in _patterns("called")):
+        return [p for p, v in texts.items()
+                if isinstance(_expression(v), (ast.BinOp, ast.UnaryOp, ast.Constant))]
+    return []
+
+
+def _expression(text: str) -> ast.expr | None:
+    """``text`` parsed as a Python expression (never run); None when it is none."""
+    if len(text) > 2000:
+        return None
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
 
 
 def unpacked(inv: Invocation, expected: int) -> list[tuple[tuple[str, ...], Invocation]]:
@@ -105,10 +139,13 @@ def _converted(value: Any) -> Any:
 def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocation]]:
     """The reshaped variants of ``inv`` (which failed with ``error``), best first, at most
     :data:`MAX_RESHAPES` before deduplication by the caller: (the arguments changed, the
-    call). None when the error is no type-shape error."""
+    call). A text the tool evaluated as Python (:func:`evaluated`) is tried as each of
+    :data:`CODE_FORMS`. None when the error is neither."""
     shape, text_number = type_shape(error)
     if not shape:
-        return []
+        return [((param,), Invocation(inv.name, {**inv.arguments, param: form}))
+                for param in evaluated(inv, error) for form in CODE_FORMS
+                if inv.arguments[param] != form]
     expected = unpack_expected(error)
     first = unpacked(inv, expected) if expected else []
     args = inv.arguments
@@ -192,28 +229,34 @@ class Reshaped:
         return ", ".join(self.params)
 
 
-def failing(plays: Iterable[PlayResult], done: Collection[str]) -> list[Invocation]:
-    """The executed calls of ``plays`` that failed with a type-shape error, not yet reshaped
-    (``done``: call keys), first seen first."""
+def failing(calls: Iterable[tuple[Invocation | None, Observation]],
+            done: Collection[str]) -> list[Invocation]:
+    """The executed ``calls`` that failed with a type-shape error or on a text evaluated as
+    code, not yet reshaped (``done``: call keys), first seen
+    first."""
     out: dict[str, Invocation] = {}
-    for play in plays:
-        for a in play.attempts:
-            inv, obs = a.invocation, a.observation
-            if inv is not None and not obs.ok and obs.error_type in (None, "exception") \
-                    and inv.key() not in done and type_shape(obs.error or "")[0]:
-                out.setdefault(inv.key(), inv)
+    for inv, obs in calls:
+        if inv is not None and not obs.ok and obs.error_type in (None, "exception") \
+                and inv.key() not in done and (type_shape(obs.error or "")[0]
+                                               or evaluated(inv, obs.error or "")):
+            out.setdefault(inv.key(), inv)
     return list(out.values())
 
 
 async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[PlayResult],
-                  tried: Collection[str], done: set[str]) -> list[Reshaped]:
-    """Reshape up to :data:`MAX_CALLS` failing calls of ``plays`` not in ``done`` (which gains
-    them), never running a call in ``tried`` (call keys) again; facts go to ``book``."""
-    errors = {a.invocation.key(): a.observation.error or "" for p in plays for a in p.attempts
-              if a.invocation is not None}
+                  tried: Collection[str], done: set[str],
+                  probed: Sequence[tuple[Invocation, Observation]] = ()) -> list[Reshaped]:
+    """Reshape up to :data:`MAX_CALLS` failing calls of ``plays`` (then those of ``probed``,
+    the probes run so far, that failed on a text the tool evaluates) not in ``done`` (which
+    gains them), never running a call in ``tried`` (call keys) again; facts go to
+    ``book``."""
+    calls = [(a.invocation, a.observation) for p in plays for a in p.attempts
+             if a.invocation is not None]
+    calls += [(inv, obs) for inv, obs in probed if evaluated(inv, obs.error or "")]
+    errors = {inv.key(): obs.error or "" for inv, obs in calls if inv is not None}
     seen_keys = set(tried)
     out: list[Reshaped] = []
-    for inv in failing(plays, done)[:MAX_CALLS]:
+    for inv in failing(calls, done)[:MAX_CALLS]:
         done.add(inv.key())
         calls = [(names, call) for names, call in reshaped(inv, errors[inv.key()])
                  if call.key() not in seen_keys][:MAX_RESHAPES]
@@ -234,10 +277,15 @@ async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation
         probed = None if works or len(names) != 1 else names[0]
         evidence_for(engine.config).fact_reader.observe(book, call, obs, probed)
         out.append(Reshaped(start, names, call, obs, works))
+    coded: set[str] = set()    # one code fact a parameter: the first form that ran
     for r in _showing(out):
         for name in r.params:
-            fact = parts_fact(name, r) or type_fact(name, r.invocation.arguments[name],
-                                                     r.invocation, r.observation)
+            if r.invocation.arguments[name] in CODE_FORMS:
+                fact = None if name in coded else code_fact(name, r)
+                coded.add(name)
+            else:
+                fact = parts_fact(name, r) or type_fact(name, r.invocation.arguments[name],
+                                                        r.invocation, r.observation)
             if fact is not None:
                 book.add(fact)
     return out
@@ -259,6 +307,18 @@ def parts_fact(param: str, r: Reshaped) -> Fact | None:
     return Fact(param, "rule", text, ("parts", sep, str(count)), shown, r.invocation.key())
 
 
+def code_fact(param: str, r: Reshaped) -> Fact | None:
+    """That ``param`` takes Python code the tool evaluates, when a call with one of
+    :data:`CODE_FORMS` there ran: "f takes Python code that the tool evaluates, such as
+    'lambda x: x'.", valued ``("code", form)``."""
+    before, after = r.start.arguments.get(param), r.invocation.arguments.get(param)
+    if not (r.works and isinstance(before, str) and isinstance(after, str)):
+        return None
+    shown = f"{r.invocation.to_python()[:200]} -> {r.observation.render(200)}"
+    return Fact(param, "rule", f"{param} takes Python code that the tool evaluates, such as "
+                f"{after!r}.", ("code", after), shown, r.invocation.key())
+
+
 def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:
     """The reshaped calls whose types are facts: those that ran, else those that got past
     the type error to an error of the tool's own; of them, those that changed the fewest
@@ -270,5 +330,6 @@ def _showing(done: Sequence[Reshaped]) -> list[Reshaped]:
     return [r for r in chosen if len(r.params) == fewest]
 
 
-__all__ = ["MAX_CALLS", "MAX_RESHAPES", "RAN", "Reshaped", "failing", "json_kind", "parts_fact",
+__all__ = ["CODE_FORMS", "MAX_CALLS", "MAX_RESHAPES", "RAN", "Reshaped", "code_fact", "evaluated",
+           "failing", "json_kind", "parts_fact",
            "reshape", "reshaped", "type_fact", "type_shape", "unpack_expected", "unpacked"]

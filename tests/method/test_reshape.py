@@ -11,7 +11,9 @@ from play2prompt.evidence.names import PROBES, USES
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import (
+    CODE_FORMS,
     MAX_RESHAPES,
+    evaluated,
     reshaped,
     type_shape,
     unpack_expected,
@@ -60,8 +62,15 @@ def wall_clock(time, zone):
     return {"minutes": hour * 60 + minute, "zone": zone}
 
 
+def estimate_derivative(function, x):
+    """BFCL's estimate_derivative, as it is: the text is evaluated, then called."""
+    func = eval(function)
+    h = 0.0000000001
+    return (func(x + h) - func(x)) / h
+
+
 FUNCTIONS = {f.__name__: f for f in (predict_value, order_food, calculate_mean, square_root,
-                                     wide, wall_clock)}
+                                     wide, wall_clock, estimate_derivative)}
 BARE = {"type": "object", "properties": {}}
 
 
@@ -212,3 +221,72 @@ def test_the_parts_a_text_takes_constrain_the_next_tries(make_engine, exec_ctx):
     assert not re.fullmatch(spec["time"]["pattern"], '14:30",\n  "zone": "x')
     assert "pattern" not in spec["zone"]
     assert "pattern" not in FactBook(book.tool).narrowed_schema(schema)["properties"]["time"]
+
+
+def _probe_derivative(make_engine, exec_ctx, arguments):
+    """BFCL (a)'s estimate_derivative: its parameters' names and types, no descriptions."""
+    exec_ctx.callables["estimate_derivative"] = estimate_derivative
+    tool = Tool("estimate_derivative", "", {"type": "object", "properties": {
+        "function": {"type": "string"}, "x": {"type": "integer"}}},
+        {"callable": "estimate_derivative"}, side_effects=False)
+    engine = make_engine([tool], FakeLM())
+    play, obs = _failed_play(engine, tool, arguments)
+    book = FactBook(tool)
+    prober = Prober(tool, engine, book)
+    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    return prober, book, obs
+
+
+def test_evaluated_names_the_text_the_error_shows_was_run_as_code():
+    inv = Invocation("f", {"function": "3*x**2 + 1", "label": "x axis", "x": 5})
+    assert evaluated(inv, "NameError: name 'x' is not defined") == ["function", "label"]
+    assert evaluated(inv, "NameError: name 'y' is not defined") == []
+    assert evaluated(Invocation("f", {"function": "xx"}), "name 'x' is not defined") == []
+    assert evaluated(inv, "ValueError: x must be positive") == []
+    # BFCL's logged errors: a text compiled that is no Python, a number called
+    compiled = "SyntaxError: invalid decimal literal (<string>, line 1)"
+    both = Invocation("f", {"function": "f(x) = 4x^3 + 1", "name": "cubic"})
+    assert evaluated(both, compiled) == ["function"]
+    assert evaluated(inv, "TypeError: 'int' object is not callable") == ["function"]
+    assert evaluated(Invocation("f", {"name": "deluxe"}), "'int' object is not callable") == []
+
+
+def test_a_text_the_tool_evaluates_is_tried_as_code(make_engine, exec_ctx):
+    """BFCL's estimate_derivative with a bare formula: "name 'x' is not defined" says the text
+    is evaluated as Python; the call is retried with a lambda, which runs (a repaired call),
+    and the facts say the parameter takes code."""
+    prober, book, obs = _probe_derivative(make_engine, exec_ctx,
+                                          {"function": "3*y**2 + 2*y + 1", "x": 5})
+    assert "is not defined" in obs.error and type_shape(obs.error) == (False, False)
+    fixed = [r.invocation.arguments for r in prober.repaired]
+    assert {"function": CODE_FORMS[0], "x": 5} in fixed
+    said = [f for f in book.of("function") if f.values[:1] == ("code",)]
+    assert said and "takes Python code" in said[0].text and CODE_FORMS[0] in said[0].text
+    assert "Python code" in book.render()
+
+
+def test_a_probe_that_shows_evaluation_is_reshaped_in_the_same_probing(make_engine, exec_ctx):
+    """The logged run: play wrote function='sum' (a type error that names no argument), the
+    probe's junk text got "name 'zzqx' is not defined"; that probe's call is tried as code
+    before the probing ends, so the next iteration has a call that ran."""
+    prober, _, obs = _probe_derivative(make_engine, exec_ctx, {"function": "sum", "x": 10})
+    assert "not iterable" in obs.error
+    assert any("is not defined" in (o.error or "") for _, _, o in prober.probed)
+    assert any(r.invocation.arguments.get("function") in CODE_FORMS for r in prober.repaired)
+
+
+@pytest.mark.parametrize("formula", ["3*x**2 + 2*x + 1", "f(x) = 4x^3 + 3x^2", "f'(x)"])
+def test_each_way_a_formula_fails_is_tried_as_code(make_engine, exec_ctx, formula):
+    """The formulas the task model wrote in BFCL's derivative questions: one evaluates to a
+    number that is then called, two are no Python."""
+    prober, _, obs = _reshape(make_engine, exec_ctx, "estimate_derivative",
+                              {"function": formula, "x": 5})
+    assert evaluated(Invocation("estimate_derivative", {"function": formula, "x": 5}),
+                     obs.error) == ["function"], obs.error
+    assert {"function": CODE_FORMS[0], "x": 5} in [r.invocation.arguments
+                                                   for r in prober.repaired]
+
+
+def test_a_text_that_is_not_evaluated_is_not_tried_as_code(make_engine, exec_ctx):
+    prober, _, obs = _reshape(make_engine, exec_ctx, "square_root", {"number": "four"})
+    assert not any(inv.arguments.get("number") in CODE_FORMS for _, inv, _ in prober.probed)
