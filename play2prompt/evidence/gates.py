@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 WORDS = "request_words.json"
 LEAK_NGRAM = 4
 _CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`|"
-                   r"[?&]\w+=|\b\w+\s*=\s*['\"\w]|\b(?:True|False|None|null)\b|"
+                   r"[?&]\w+=|\b\w\w+\s*=\s*['\"\w]|\b[A-Za-z_]\s*=\s*['\"A-Za-z_]|"
+                   r"\b(?:True|False|None|null)\b|"
                    r"\b[A-Z][a-z]+/[A-Z][A-Za-z_]+|\b[a-z]+_[a-z_]+\b")
 _URL = re.compile(r"https?://|www\.|\b\w+\.(?:com|org|net|io)\b", re.I)
 _WORD = re.compile(r"[a-z0-9']+")
@@ -36,7 +37,9 @@ _NUMBER_RUN = re.compile(rf"[\[(]*\s*{_NUM}(?:\s*[\])]*\s*,\s*[\[(]*\s*{_NUM})+\
 
 
 def reads_like_code(query: str, tool_name: str) -> bool:
-    """A query that is really a function call (or names the tool) is no user request."""
+    """A query that is really a function call (or names the tool) is no user request. A
+    one-letter name given a number is how people write mathematics ("the slope at x = 5",
+    "choose k = 3 of n = 10"), not code."""
     return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
 
 

@@ -29,6 +29,11 @@ def test_code_like_requests_are_detected():
     assert reads_like_code("body_mass_index?weight=85&height=175", "t")
     assert reads_like_code("gaming mouse with in_stock True", "t")
     assert not reads_like_code("Select the cheapest flight from Paris", "find_fare")
+    # mathematics as people write it; a one-letter name given a text is still code
+    assert not reads_like_code("What is the slope of f(x) = 3x^2 at x = 5?", "estimate")
+    assert not reads_like_code("How many ways to choose k = 3 of n = 10 items?", "estimate")
+    assert reads_like_code("set x = 'abc' then run", "t")
+    assert reads_like_code("rate = 5 and years=3", "t")
 
 
 def test_value_dumps_and_leaks_are_detected():
