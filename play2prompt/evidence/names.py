@@ -22,10 +22,16 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL
                              DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, DESCRIBE_CHECK,
                              SET_CHECK)
 
-# on by default: every component but doc-completion, which the 1.5B ablation on the example
-# tools found to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
-# 2026-11-25); --evidence all (or NAME,...) turns it on
-DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n != DOC_COMPLETION)
+# on by default: every component but two. doc-completion: the 1.5B ablation on the example
+# tools found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
+# 2026-11-25). describe-check: on opaque BFCL (a) it shipped fewer wrong descriptions but
+# fewer descriptions, and "what calls returned" where no guess held, whose values the task
+# model copied (loan_period=365) and which drew questions to the one described function
+# among blank ones: 76.3 % with it (run bfcl-a-chk3, 2 of its gains from the code probe)
+# against 78.5 % without (bfcl-a-set, bfcl-a-chk), 2026-11-26. --evidence all (or NAME,...)
+# turns them on
+DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE
+                                          if n not in (DOC_COMPLETION, DESCRIBE_CHECK))
 
 USES: Counter[str] = Counter()     # calls of each working component, by name
 
@@ -46,15 +52,15 @@ def chosen(given: str | None, *, probe: bool | None = None, facts_doc: bool | No
     """The components ``p2p optimize --evidence NAME,...`` turns on (``all``, ``none`` or a
     comma list), with the older switches as aliases: ``--probe/--no-probe`` adds or removes
     ``probes``, ``--no-evidence-notes`` removes ``facts-doc``, ``--fact-tests N`` adds
-    ``fact-tests`` (0 removes it), ``--set-check N`` likewise ``set-check``. None: nothing
-    given (the preset's list)."""
+    ``fact-tests`` (0 removes it), ``--set-check N`` likewise ``set-check``; a switch given
+    alone changes :data:`DEFAULT_EVIDENCE`. None: nothing given (the preset's list)."""
     from play2prompt.errors import UserError
 
     counts = {FACT_TESTS: fact_tests, SET_CHECK: set_check}
     if given is None and probe is None and facts_doc is None and all(
             n is None for n in counts.values()):
         return None
-    names = set(EVIDENCE)
+    names = set(DEFAULT_EVIDENCE)   # a switch alone changes the default list
     if given is not None:
         items = [n.strip() for n in given.split(",") if n.strip()]
         unknown = [n for n in items if n not in (*EVIDENCE, "all", "none")]

@@ -11,7 +11,15 @@ import pytest
 from play2prompt.cli import main
 from play2prompt.config import OptimizeConfig, preset
 from play2prompt.errors import UserError
-from play2prompt.evidence.names import DESCRIBE, DESCRIBE_CHECK, EVIDENCE, USES, active, chosen
+from play2prompt.evidence.names import (
+    DEFAULT_EVIDENCE,
+    DESCRIBE,
+    DESCRIBE_CHECK,
+    EVIDENCE,
+    USES,
+    active,
+    chosen,
+)
 from play2prompt.lm.fake import REREAD_MARK, FakeLM, play_rules
 from play2prompt.optimize import optimize
 from play2prompt.store.runs import open_run
@@ -112,7 +120,10 @@ def test_the_list_round_trips_through_result_json_and_resume(tmp_path):
 def test_the_older_switches_are_aliases():
     assert chosen(None) is None
     assert chosen("none") == () and chosen("all") == EVIDENCE
-    assert chosen(None, probe=False) == tuple(n for n in EVIDENCE if n != "probes")
+    assert chosen(None, probe=False) == tuple(n for n in DEFAULT_EVIDENCE if n != "probes")
+    # a switch alone leaves the components that are off by default off
+    assert DESCRIBE_CHECK not in chosen(None, set_check=2)
+    assert "doc-completion" not in chosen(None, fact_tests=0)
     assert chosen("none", probe=True, fact_tests=4) == ("probes", "fact-tests")
     assert "facts-doc" not in chosen(None, facts_doc=False)
     assert "fact-tests" not in chosen(None, fact_tests=0)
