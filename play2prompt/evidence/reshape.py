@@ -82,7 +82,7 @@ def evaluated(inv: Invocation, error: str) -> list[str]:
     """The text arguments of ``inv`` the tool evaluated as Python code, by what ``error``
     says: an undefined name that the text holds ("name 'zzqx' is not defined" for
     ``f='zzqx'``); a syntax error in a compiled text ("(<string>, line 1)": the texts that are
-    no Python expression, as :func:`compile` says without running them); a value called that
+    no Python expression, as :func:`ast.parse` says without running them); a value called that
     is no function ("'int' object is not callable": the texts that are a Python expression
     with an operator, ``f='3*x**2 + 1'``)."""
     texts = {p: v for p, v in inv.arguments.items() if isinstance(v, str) and v.strip()}
@@ -232,8 +232,7 @@ class Reshaped:
 def failing(calls: Iterable[tuple[Invocation | None, Observation]],
             done: Collection[str]) -> list[Invocation]:
     """The executed ``calls`` that failed with a type-shape error or on a text evaluated as
-    code, not yet reshaped (``done``: call keys), first seen
-    first."""
+    code, not yet reshaped (``done``: call keys), first seen first."""
     out: dict[str, Invocation] = {}
     for inv, obs in calls:
         if inv is not None and not obs.ok and obs.error_type in (None, "exception") \
@@ -258,10 +257,10 @@ async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[Pl
     out: list[Reshaped] = []
     for inv in failing(calls, done)[:MAX_CALLS]:
         done.add(inv.key())
-        calls = [(names, call) for names, call in reshaped(inv, errors[inv.key()])
-                 if call.key() not in seen_keys][:MAX_RESHAPES]
-        seen_keys.update(call.key() for _, call in calls)
-        out += await _execute(tool, engine, book, inv, calls)
+        variants = [(names, call) for names, call in reshaped(inv, errors[inv.key()])
+                    if call.key() not in seen_keys][:MAX_RESHAPES]
+        seen_keys.update(call.key() for _, call in variants)
+        out += await _execute(tool, engine, book, inv, variants)
     return out
 
 
