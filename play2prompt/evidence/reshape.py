@@ -279,7 +279,7 @@ async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation
     coded: set[str] = set()    # one code fact a parameter: the first form that ran
     for r in _showing(out):
         for name in r.params:
-            if r.invocation.arguments[name] in CODE_FORMS:
+            if _as_code(name, r):
                 fact = None if name in coded else code_fact(name, r)
                 coded.add(name)
             else:
@@ -306,12 +306,19 @@ def parts_fact(param: str, r: Reshaped) -> Fact | None:
     return Fact(param, "rule", text, ("parts", sep, str(count)), shown, r.invocation.key())
 
 
+def _as_code(param: str, r: Reshaped) -> bool:
+    """Whether ``r`` tried ``param``'s text as code (a number converted to the text "0" is a
+    text-number reshape, not code)."""
+    return isinstance(r.start.arguments.get(param), str) and \
+        r.invocation.arguments.get(param) in CODE_FORMS
+
+
 def code_fact(param: str, r: Reshaped) -> Fact | None:
     """That ``param`` takes Python code the tool evaluates, when a call with one of
     :data:`CODE_FORMS` there ran: "f takes Python code that the tool evaluates, such as
     'lambda x: x'.", valued ``("code", form)``."""
-    before, after = r.start.arguments.get(param), r.invocation.arguments.get(param)
-    if not (r.works and isinstance(before, str) and isinstance(after, str)):
+    after = r.invocation.arguments.get(param)
+    if not (r.works and _as_code(param, r)):
         return None
     shown = f"{r.invocation.to_python()[:200]} -> {r.observation.render(200)}"
     return Fact(param, "rule", f"{param} takes Python code that the tool evaluates, such as "

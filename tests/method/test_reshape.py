@@ -69,8 +69,13 @@ def estimate_derivative(function, x):
     return (func(x + h) - func(x)) / h
 
 
+def labelled(code):
+    """Takes a text: a number fails with "can only concatenate str (not "int") to str"."""
+    return "id-" + code
+
+
 FUNCTIONS = {f.__name__: f for f in (predict_value, order_food, calculate_mean, square_root,
-                                     wide, wall_clock, estimate_derivative)}
+                                     wide, wall_clock, estimate_derivative, labelled)}
 BARE = {"type": "object", "properties": {}}
 
 
@@ -290,3 +295,12 @@ def test_each_way_a_formula_fails_is_tried_as_code(make_engine, exec_ctx, formul
 def test_a_text_that_is_not_evaluated_is_not_tried_as_code(make_engine, exec_ctx):
     prober, _, obs = _reshape(make_engine, exec_ctx, "square_root", {"number": "four"})
     assert not any(inv.arguments.get("number") in CODE_FORMS for _, inv, _ in prober.probed)
+
+
+def test_a_number_converted_to_the_text_0_is_no_code(make_engine, exec_ctx):
+    """A text-number reshape that gives "0" (one of the code forms) still shows its type."""
+    prober, book, obs = _reshape(make_engine, exec_ctx, "labelled", {"code": 0})
+    assert type_shape(obs.error) == (True, True), obs.error
+    assert {"code": "0"} in [r.invocation.arguments for r in prober.repaired]
+    assert any(f.kind == "param" and "takes a text" in f.text for f in book.of("code"))
+    assert not any(f.values[:1] == ("code",) for f in book.of("code"))
