@@ -85,12 +85,15 @@ async def describe_all(tools: list[Tool], db: sqlite3.Connection, lm: Any,
     engine = SimpleNamespace(generator=lm, prompts=prompts, scrubber=Scrubber())
 
     async def one(tool: Tool) -> tuple[Tool, str, str]:
-        said = await describe.describe_tool(tool, engine, logged_calls(db, tool.name), check)
-        if said is None:
-            return tool, "", ""
-        how = "" if said.check is None else (
-            f"held on {said.check.checked}" if said.check.holds else "never held")
-        return tool, said.text, how
+        calls = logged_calls(db, tool.name)
+        said = await describe.describe_tool(tool, engine, calls)
+        if check:   # describe-check: a guess that holds replaces the first description
+            held = await describe.verified_description(tool, engine, calls)
+            if held is not None:
+                return tool, held.text, f"held on {held.check.checked}"
+            how = "never held" if describe.can_check(calls) else ""
+            return tool, said.text if said is not None else "", how
+        return tool, said.text if said is not None else "", ""
 
     todo = [t for t in tools if describe.needs_description(t)]
     return list(await asyncio.gather(*(one(t) for t in todo)))

@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence import names as r
 from play2prompt.evidence.completion import complete_doc
-from play2prompt.evidence.describe import can_check, describe_tool, needs_description
+from play2prompt.evidence.describe import (
+    can_check,
+    describe_tool,
+    needs_description,
+    verified_description,
+)
 from play2prompt.evidence.gates import request_problems, rescaled
+from play2prompt.method.discovery import DESCRIBES
 
 if TYPE_CHECKING:
     from play2prompt.evidence.facts import FactBook
@@ -122,30 +128,48 @@ class NoFactsDoc:
 class Describe:
     """An undocumented tool described once from its executed calls (no call for a tool with
     a real description: counted only when it asks the generator); with ``check`` (the
-    ``describe-check`` component) its description's expression is run on those calls."""
+    ``describe-check`` component) the description is then verified by running guessed
+    expressions on those calls, and a guess that holds replaces it."""
 
     def __init__(self, check: bool = False) -> None:
         self.check = check
 
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook, wait: bool = False) -> bool:
+                       book: FactBook) -> bool:
         if not needs_description(tool):
             return True
-        if not any(obs.ok for _, obs in calls) or (self.check and wait
-                                                    and not can_check(calls)):
+        if not any(obs.ok for _, obs in calls):
             return False
         r.USES[r.DESCRIBE] += 1
-        if self.check:
-            r.USES[r.DESCRIBE_CHECK] += 1
-        said = await describe_tool(tool, engine, calls, check=self.check)
+        said = await describe_tool(tool, engine, calls)
         for fact in said.facts() if said is not None else ():
             book.add(fact)
+        return True
+
+    async def verify(self, tool: Tool, engine: Any,
+                     calls: Sequence[tuple[Invocation, Observation]],
+                     book: FactBook) -> bool:
+        if not self.check or not needs_description(tool):
+            return True
+        if not can_check(calls):
+            return False
+        r.USES[r.DESCRIBE_CHECK] += 1
+        held = await verified_description(tool, engine, calls)
+        if held is not None:
+            book.forget(DESCRIBES)
+            for fact in held.facts():
+                book.add(fact)
         return True
 
 
 class NoDescribe:
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook, wait: bool = False) -> bool:
+                       book: FactBook) -> bool:
+        return True
+
+    async def verify(self, tool: Tool, engine: Any,
+                     calls: Sequence[tuple[Invocation, Observation]],
+                     book: FactBook) -> bool:
         return True

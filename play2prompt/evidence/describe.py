@@ -11,14 +11,16 @@ parameter means (structured output). The answer becomes facts of kind ``describe
 the request writer's labels and the facts doc, never the task model's D0 (R_e and the original
 side of honest selection). A tool with a real description gets no call.
 
-With the ``describe-check`` component (:mod:`play2prompt.evidence.formula`) the generator
-guesses :data:`GUESSES` operations, each a Python expression; each is run on the arguments of
-up to :data:`MAX_CHECKED` calls that ran and must give their outputs. Told where it missed, the
-generator tries again (:data:`SAMPLES` answers sampled), :data:`TRIES` times in all. A
-description whose expression holds is kept with it ("Computed as: math.gcd(a, b)."); one that
-never holds is replaced by what the tool returned on a few calls (a small model's unchecked
-guess was wrong for 7 of 16 opaque BFCL functions); with fewer than :data:`MIN_CHECKED`
-comparable outputs the check cannot decide and the unchecked description is kept.
+With the ``describe-check`` component (:mod:`play2prompt.evidence.formula`) the description is
+then verified, once the tool has given :data:`MIN_CHECKED` comparable outputs (the probes vary
+its calls): the generator guesses :data:`GUESSES` operations, each a Python expression; each is
+run on the arguments of up to :data:`MAX_CHECKED` calls that ran and must give their outputs.
+Told where it missed, the generator tries again (:data:`SAMPLES` answers sampled),
+:data:`TRIES` times in all. A guess whose expression holds replaces the first description
+("Computed as: math.gcd(a, b)."); when none holds the first description stays. (The check's
+first form gave, where no guess held, what the tool returned on a few calls instead, and
+described nothing before it could check: on opaque BFCL (a) the task model copied those
+values and lost the questions the first description had won, run bfcl-a-chk3, 2026-11-26.)
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ EVIDENCE = "the generator's reading of executed calls"
 TRIES = 3            # expressions the generator writes before its description is given up
 MAX_CHECKED = 12     # calls that ran an expression is checked on
 MIN_CHECKED = 2      # comparable outputs needed for the check to decide
-EXAMPLES_SAID = 3    # calls said in place of a description that never held
 GUESSES = 3          # different operations one answer guesses (describe-check)
 SAMPLES = 2          # answers sampled on each try after the first...
 RETRY_TEMPERATURE = 0.8   # ...at this temperature
@@ -107,21 +108,19 @@ def _shown(calls: Sequence[tuple[Invocation, Observation]],
 
 
 async def describe_tool(tool: Tool, engine: Any,
-                        calls: Sequence[tuple[Invocation, Observation]],
-                        check: bool = False) -> Description | None:
+                        calls: Sequence[tuple[Invocation, Observation]]) -> Description | None:
     """What ``tool`` (as play knows it) does, from ``calls`` (executed, in a fixed order): one
-    generator call, or with ``check`` up to :data:`TRIES` whose expressions are run on the
-    calls (:func:`checked_description`). None when the answer is unusable."""
-    props = dict(tool.properties)
+    generator call, unchecked. None when the answer is unusable."""
+    answers = await _ask(tool, engine, _messages(tool, engine, calls, "describe"), 0)
+    return _description(answers[0], dict(tool.properties)) if answers else None
+
+
+def _messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
+              template: str) -> list[dict[str, str]]:
     ran, errors = _shown(calls, engine.scrubber)
-    params = ", ".join(f"{n} ({_type(s)})" for n, s in props.items()) or "(none)"
-    template = "describe-formula" if check else "describe"
-    messages = engine.prompts.render(template, tool=tool.name, params=params, calls=ran,
-                                     errors=errors)
-    if check:
-        return await checked_description(tool, engine, calls, messages)
-    answers = await _ask(tool, engine, messages, 0)
-    return _description(answers[0], props) if answers else None
+    params = ", ".join(f"{n} ({_type(s)})" for n, s in tool.properties.items()) or "(none)"
+    return engine.prompts.render(template, tool=tool.name, params=params, calls=ran,
+                                 errors=errors)
 
 
 async def _ask(tool: Tool, engine: Any, messages: list[dict[str, str]],
@@ -189,23 +188,22 @@ def can_check(calls: Sequence[tuple[Invocation, Observation]]) -> bool:
     return len(_checked_calls(calls)) >= MIN_CHECKED
 
 
-async def checked_description(tool: Tool, engine: Any,
-                              calls: Sequence[tuple[Invocation, Observation]],
-                              messages: list[dict[str, str]]) -> Description | None:
-    """Ask for an expression and a description until an expression gives every output of
-    the calls (told where the best one missed each time), :data:`TRIES` times at most. The
-    description with its expression when one holds; else what the tool returned on a few
-    calls (no guess); the first unchecked description when the calls cannot decide."""
+async def verified_description(tool: Tool, engine: Any,
+                               calls: Sequence[tuple[Invocation, Observation]]
+                               ) -> Description | None:
+    """Ask for expressions and a description until an expression gives every output of
+    ``calls`` (told where the best one missed each time), :data:`TRIES` times at most: the
+    description with its expression when one holds; None when none holds or the calls have
+    fewer than :data:`MIN_CHECKED` comparable outputs (no generator call then)."""
     props = dict(tool.properties)
     cases = _checked_calls(calls)
-    first: Mapping[str, Any] | None = None
+    if len(cases) < MIN_CHECKED:
+        return None
+    messages = _messages(tool, engine, calls, "describe-formula")
     for attempt in range(TRIES):
         answers = await _ask(tool, engine, messages, attempt, expression=True)
         if not answers:
             continue
-        first = first or answers[0]
-        if len(cases) < MIN_CHECKED:
-            return _description(first, props)
         # every check runs on the same cases, so the guess that matched most holds if any does
         answer, best = max(((answer, _tried(answer, props, cases)) for answer in answers),
                            key=lambda t: t[1].matched)
@@ -214,12 +212,7 @@ async def checked_description(tool: Tool, engine: Any,
         messages = [*messages, {"role": "assistant", "content": json.dumps(answer)},
                     *engine.prompts.render("describe-retry", matched=best.matched,
                                            checked=best.checked, misses="\n".join(best.misses))]
-    if first is None:
-        return None
-    said = "; ".join(engine.scrubber.text(f"{text} -> {json.dumps(out)[:80]}")
-                     for text, _, out in cases[:EXAMPLES_SAID])
-    return Description(f"What calls returned: {said}." if said else "",
-                       tuple((n, "") for n in props), formula.Check("", len(cases), 0))
+    return None
 
 
 def whole_sentences(text: str, limit: int) -> str:

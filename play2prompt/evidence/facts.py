@@ -139,6 +139,14 @@ class FactBook:
         shown[fact.call] = fact
         return True
 
+    def forget(self, kind: str) -> int:
+        """Drop every fact of ``kind`` (a description that a verified one replaces); how
+        many statements were dropped."""
+        keys = [key for key in self._facts if key[1] == kind]
+        for key in keys:
+            del self._facts[key]
+        return len(keys)
+
     def observe(self, inv: Invocation, obs: Observation, probed: str | None = None) -> None:
         """Record what one execution shows. ``probed``: the only argument a probe changed."""
         if obs.ok:

@@ -93,10 +93,16 @@ class FactTests(Protocol):
 class Describer(Protocol):
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
-                       book: FactBook, wait: bool = False) -> bool:
+                       book: FactBook) -> bool:
         """Describe ``tool`` (its original doc blank) from ``calls`` into ``book``'s facts;
-        False: not yet (no call ran; or, with ``wait``, too few for describe-check to
-        decide, as before the probes ran), call again after the next iteration."""
+        False: not yet (no call ran), call again after the next iteration."""
+
+    async def verify(self, tool: Tool, engine: Any,
+                     calls: Sequence[tuple[Invocation, Observation]],
+                     book: FactBook) -> bool:
+        """Check the description by execution (describe-check), replacing it in ``book``
+        when a checked one holds; False: not yet (too few comparable outputs), call again
+        with more calls. True at once when there is nothing to check."""
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class ExampleSpace:
         self.prober = Prober(self.current, engine, self.book)
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
         self.described = False            # the describe component is done with this tool
+        self.verified = False             # ... and with its check (describe-check)
 
     def writer(self, tool: Tool) -> RequestWriter:
         """The request writer for ``tool`` as a play knows it (one per discovered schema)."""
@@ -109,9 +110,9 @@ class ExampleSpace:
                 "play", self.tool.name, f"play-{self.tool.name}-{nid}",
                 iteration=iteration, parent=parent.id if parent else None,
                 state="valid" if play.ok else "invalid", reward=None, payload=play.to_dict())
-        # before the first requests are written, once a call ran (describe-check: once
-        # enough ran to check a guess, else after the probes)
-        await self._describe(wait=True)
+        # before the first requests are written, once a call ran (describe-check: verified
+        # once enough ran to check a guess, as after the probes)
+        await self._describe()
         found = await asyncio.gather(*(self._refined(play, parent, nid, iteration)
                                        for nid, play in zip(ids, plays) if play.ok))
         return list(found)
@@ -192,17 +193,21 @@ class ExampleSpace:
         await self._describe()
         self.engine.trace.iteration_ended("example", self.tool.name, iteration)
 
-    async def _describe(self, wait: bool = False) -> None:
+    async def _describe(self) -> None:
         """An undocumented tool, once: what it does, from the calls play and the probes
         executed (in a fixed order), into the facts (``describes``; D0's blanks in what the
-        generator reads, never the task model's D0)."""
-        if self.described:
+        generator reads, never the task model's D0); then, once, its check (describe-check)."""
+        if self.described and self.verified:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
         calls += [(inv, obs) for _, inv, obs in self.probed]
-        self.described = await evidence_for(self.engine.config).describe.describe(
-            discovered_tool(self.tool, self.book), self.engine, calls, self.book, wait)
+        describer = evidence_for(self.engine.config).describe
+        tool = discovered_tool(self.tool, self.book)
+        if not self.described:
+            self.described = await describer.describe(tool, self.engine, calls, self.book)
+        if self.described:
+            self.verified = await describer.verify(tool, self.engine, calls, self.book)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

@@ -11,7 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from play2prompt.evidence.describe import describe_tool, needs_description
+from play2prompt.evidence.describe import (
+    describe_tool,
+    needs_description,
+    verified_description,
+)
 from play2prompt.evidence.facts import facts_doc
 from play2prompt.evidence.names import DESCRIBE, EVIDENCE, USES
 from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
@@ -130,12 +134,14 @@ def test_describing_costs_exactly_one_call(tmp_path, exec_ctx):
                             generator=generator.with_log(stores[-1]),
                             task_model=task_model.with_log(stores[-1]), exec_ctx=exec_ctx)
 
-    on, _, _ = _run(fresh, _tool())
-    off, _, _ = _run(fresh, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE))
+    on, _, _ = _run(fresh, _tool(), UNCHECKED)
+    off, _, _ = _run(fresh, _tool(), tuple(n for n in UNCHECKED if n != DESCRIBE))
+    checked, _, _ = _run(fresh, _tool())       # describe-check: its first guess holds
     for store in stores:
         store.close()
-    assert not _describes(off) and USES[DESCRIBE] == 0
+    assert not _describes(off) and USES[DESCRIBE] == 1
     assert len(on.requests) == len(off.requests) + 1
+    assert len(checked.requests) == len(on.requests) + 1
 
 
 def test_a_documented_tool_gets_no_describe_call(make_engine):
@@ -193,7 +199,7 @@ def _guesser(*tries: tuple[str, ...]) -> FakeLM:
 
 def _checked(gen: FakeLM, calls=GCD_CALLS):
     engine = SimpleNamespace(scrubber=Scrubber(), prompts=MetaPrompts(), generator=gen)
-    return asyncio.run(describe_tool(GCD_TOOL, engine, calls, check=True))
+    return asyncio.run(verified_description(GCD_TOOL, engine, calls))
 
 
 def test_a_wrong_expression_is_told_where_it_missed_and_a_right_one_is_kept():
@@ -213,45 +219,57 @@ def test_a_wrong_expression_is_told_where_it_missed_and_a_right_one_is_kept():
     assert "run on 3 of them (3 matched)" in fact.evidence
 
 
-def test_a_description_that_never_holds_becomes_what_the_calls_returned():
+def test_no_guess_that_holds_gives_nothing_to_replace_the_description_with():
     gen = _guesser(("a + b", "a * b", "1"))
-    said = _checked(gen)
-    assert len([r for r in gen.requests if r.temperature > 0]) == 2 and not said.check.holds
-    assert said.text == ("What calls returned: function_25(a=15, b=9) -> 3; "
-                         "function_25(a=42, b=13) -> 1; function_25(a=12, b=8) -> 4.")
-    assert all(meaning == "" for _, meaning in said.params)     # no guessed meanings either
-    assert "a + b" not in " ".join(f.text for f in said.facts())
+    assert _checked(gen) is None
+    assert len(gen.requests) == 3 and len([r for r in gen.requests if r.temperature > 0]) == 2
 
 
-def test_one_comparable_output_cannot_decide_so_the_description_is_unchecked():
+def test_one_comparable_output_cannot_decide_so_nothing_is_asked():
     gen = _guesser(("a + b", "a", "b"))
     blob = (Invocation("function_25", {"a": 1, "b": 2}), Observation.success({"$blob": "ab"}))
-    said = _checked(gen, [GCD_CALLS[0], blob])
-    assert len(gen.requests) == 1 and said.check is None and said.text == "Returns a + b."
+    assert _checked(gen, [GCD_CALLS[0], blob]) is None and not gen.requests
 
 
 def test_describe_check_counts_its_use_and_describe_off_turns_it_off(make_engine):
     from play2prompt.evidence.names import DESCRIBE_CHECK
 
+    # each run's engine shares one store (cached replies), so the unchecked run goes first
+    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
+    (asked,) = _describes(gen)
+    assert "guesses" not in asked.json_schema["properties"] and USES[DESCRIBE_CHECK] == 0
     _run(make_engine, _tool())
     assert USES[DESCRIBE_CHECK] == 1
     gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE))
     assert USES[DESCRIBE_CHECK] == 0 and not _describes(gen)
-    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
-    (asked,) = _describes(gen)
-    assert "guesses" not in asked.json_schema["properties"] and USES[DESCRIBE_CHECK] == 0
 
 
-def test_with_describe_check_the_description_waits_for_calls_enough_to_check_it(make_engine):
-    """One call ran before the first requests: too few to check a guess, so the tool is
-    described after the probes (which vary it), from all those calls."""
+def test_with_describe_check_a_guess_that_holds_replaces_the_first_description(make_engine):
+    """The tool is described as soon as one call ran (the first requests already know what
+    it does); once the probes gave a second comparable output, the description is checked
+    and the guess whose expression holds replaces it, in what later requests read."""
     gen, _, space = _run(make_engine, _tool())
-    (asked,) = _describes(gen)
+    first, checked = _describes(gen)
+    assert "guesses" not in first.json_schema["properties"]
+    assert "guesses" in checked.json_schema["properties"]
     writes = [r for r in gen.requests if M3 in prompt_text(r)]
-    assert gen.requests.index(writes[0]) < gen.requests.index(asked)   # waited
-    assert SAID not in prompt_text(writes[0]) and SAID in prompt_text(writes[-1])
-    shown = prompt_text(asked).split("Calls that ran")[1]
+    assert gen.requests.index(first) < gen.requests.index(writes[0])   # described at once
+    assert gen.requests.index(checked) < gen.requests.index(writes[-1])
+    assert "Computed as" not in prompt_text(writes[0])
+    assert "Computed as: round(math.comb" in prompt_text(writes[-1])
+    shown = prompt_text(checked).split("Calls that ran")[1]
     assert shown.count("function_3(") >= 2                # the probes' calls are shown too
-    fact = next(f for f in space.book.all_facts() if f.kind == "describes" and not f.param)
+    (fact,) = [f for f in space.book.facts if f.kind == "describes" and not f.param]
     assert fact.text.startswith(SAID) and "Computed as: round(math.comb" in fact.text
     assert "matched)" in fact.evidence                    # its expression was run on them
+
+
+def test_a_replaced_description_leaves_no_trace_in_the_book():
+    from play2prompt.evidence.facts import Fact, FactBook
+    from play2prompt.method.discovery import DESCRIBES
+
+    book = FactBook(GCD_TOOL, [Fact("", DESCRIBES, "Returns the sum.", (), "reading"),
+                               Fact("a", DESCRIBES, "the first addend", (), "reading"),
+                               Fact("a", "rule", "a must be an integer.", (), "error")])
+    assert book.forget(DESCRIBES) == 2
+    assert [f.kind for f in book.facts] == ["rule"] and book.forget(DESCRIBES) == 0
