@@ -65,8 +65,7 @@ def optimize_command(
         help="the evidence components on (what small models need beyond the paper): "
              "fact-reader, probes, request-gates, reread, relabel, doc-completion, facts-doc, "
              "fact-tests, describe, describe-check, set-check; none: the paper's method "
-             "exactly (default: all but doc-completion, which measured no effect, and "
-             "describe-check, which measured worse on opaque BFCL)"),
+             "exactly (default: all but doc-completion, which measured no effect)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),

@@ -22,16 +22,13 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL
                              DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, DESCRIBE_CHECK,
                              SET_CHECK)
 
-# on by default: every component but two. doc-completion: the 1.5B ablation on the example
-# tools found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
-# 2026-11-25). describe-check: on opaque BFCL (a) it shipped fewer wrong descriptions but
-# fewer descriptions, and "what calls returned" where no guess held, whose values the task
-# model copied (loan_period=365) and which drew questions to the one described function
-# among blank ones: 76.3 % with it (run bfcl-a-chk3, 2 of its gains from the code probe)
-# against 78.5 % without (bfcl-a-set, bfcl-a-chk), 2026-11-26. --evidence all (or NAME,...)
-# turns them on
-DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE
-                                          if n not in (DOC_COMPLETION, DESCRIBE_CHECK))
+# on by default: every component but doc-completion: the 1.5B ablation on the example tools
+# found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
+# 2026-11-25). --evidence all (or NAME,...) turns it on. describe-check is on since its
+# verifying form: on opaque BFCL (a) 82.8 % with it (run bfcl-a-ver: GCD and LCM described by
+# held expressions, +2 / -0 question by question) against 80.6 % without (bfcl-a-p2p5),
+# 2026-11-27; its first form, which described nothing it could not check, measured 76.3 %
+DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n != DOC_COMPLETION)
 
 USES: Counter[str] = Counter()     # calls of each working component, by name
 

@@ -122,8 +122,9 @@ def test_the_older_switches_are_aliases():
     assert chosen("none") == () and chosen("all") == EVIDENCE
     assert chosen(None, probe=False) == tuple(n for n in DEFAULT_EVIDENCE if n != "probes")
     # a switch alone leaves the components that are off by default off
-    assert DESCRIBE_CHECK not in chosen(None, set_check=2)
+    assert "doc-completion" not in chosen(None, set_check=2)
     assert "doc-completion" not in chosen(None, fact_tests=0)
+    assert DESCRIBE_CHECK in chosen(None, set_check=2)
     assert chosen("none", probe=True, fact_tests=4) == ("probes", "fact-tests")
     assert "facts-doc" not in chosen(None, facts_doc=False)
     assert "fact-tests" not in chosen(None, fact_tests=0)

@@ -35,11 +35,11 @@ def test_a_bad_name_is_one_line(bad):
 
 
 def test_the_run_key_differs_by_evidence():
-    space = SweepSpace.parse(["evidence=all,-probes,none,-doc-completion+describe-check"])
+    space = SweepSpace.parse(["evidence=all,-probes,none,-doc-completion"])
     keys = [plan_trial(p, preset("quick"), 3).opt_key("tools") for p in space.grid()]
     assert len(set(keys)) == 4
     plain = plan_trial({"variant": "full"}, preset("quick"), 3).opt_key("tools")
-    assert keys[3] == plain      # the default: every component but doc-completion, describe-check
+    assert keys[3] == plain      # the default: every component but doc-completion
 
 
 class FingerprintedLM(CountingLM):
