@@ -86,14 +86,14 @@ async def describe_all(tools: list[Tool], db: sqlite3.Connection, lm: Any,
 
     async def one(tool: Tool) -> tuple[Tool, str, str]:
         calls = logged_calls(db, tool.name)
+        # describe-check: a guess that holds replaces the first description, which is then
+        # not needed (the run asks for it first, before the probes give outputs to check)
+        held = await describe.verified_description(tool, engine, calls) if check else None
+        if held is not None:
+            return tool, held.text, f"held on {held.check.checked}"
         said = await describe.describe_tool(tool, engine, calls)
-        if check:   # describe-check: a guess that holds replaces the first description
-            held = await describe.verified_description(tool, engine, calls)
-            if held is not None:
-                return tool, held.text, f"held on {held.check.checked}"
-            how = "never held" if describe.can_check(calls) else ""
-            return tool, said.text if said is not None else "", how
-        return tool, said.text if said is not None else "", ""
+        how = "never held" if check and describe.can_check(calls) else ""
+        return tool, said.text if said is not None else "", how
 
     todo = [t for t in tools if describe.needs_description(t)]
     return list(await asyncio.gather(*(one(t) for t in todo)))
