@@ -41,9 +41,17 @@ class NoFacts:
 
 
 class RunProbes:
+    """The probes; with ``values`` (the ``value-probes`` component) also the texts a tool acts
+    on where it ignored a call's (:mod:`play2prompt.evidence.values`)."""
+
+    def __init__(self, values: bool = False) -> None:
+        self.values = values
+
     async def run(self, prober: Any, plays: Any) -> None:
         r.USES[r.PROBES] += 1
         await prober.run(plays)
+        if self.values and await prober.run_values():
+            r.USES[r.VALUE_PROBES] += 1
 
 
 class NoProbes:

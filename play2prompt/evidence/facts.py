@@ -45,6 +45,8 @@ NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "pars
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
 MAX_TEXT = 160               # characters of one fact sentence
+ACTS_ON = "acts-on"          # a rule's first value where the rest are the only texts the tool
+                             # acts on (:mod:`play2prompt.evidence.values`)
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,12 @@ class FactBook:
         lists = [f.values for f in self.of(param) if f.kind == "accepts"]
         return max(lists, key=len) if lists else ()
 
+    def acted_on(self, param: str) -> tuple[str, ...]:
+        """The only texts of ``param`` the tool acts on, as a value probe showed
+        (:mod:`play2prompt.evidence.values`); () when none did."""
+        return next((f.values[1:] for f in self.of(param)
+                     if f.kind == "rule" and f.values[:1] == (ACTS_ON,)), ())
+
     def rejected(self, param: str) -> set[str]:
         return {v for f in self.of(param) if f.kind == "rejects" for v in f.values}
 
@@ -228,7 +236,9 @@ class FactBook:
             formats = sorted({f for f in (format_of(v) for v in worked) if f})
             if formats:
                 out.append("Format: " + " or ".join(formats) + ".")
-            shown = [v for v in worked if not format_of(v)][:2] if examples else []
+            # a value probe's rule names the texts acted on: the call's own may be none of them
+            shown = [] if self.acted_on(param) or not examples else \
+                [v for v in worked if not format_of(v)][:2]
             if shown:
                 out.append("For example: " + ", ".join(repr(v) for v in shown) + ".")
         return list(dict.fromkeys(out))

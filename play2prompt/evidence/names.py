@@ -8,6 +8,7 @@ from typing import Any
 
 FACT_READER = "fact-reader"        # errors and outputs read into facts (evidence/error_*.py)
 PROBES = "probes"                  # out-of-range calls that make a tool say more
+VALUE_PROBES = "value-probes"      # the texts a tool acts on, where it ignored a call's text
 REQUEST_GATES = "request-gates"    # code checks of a written request
 REREAD = "reread"                  # a request re-read into a call that must give the output
 RELABEL = "relabel"                # a request that re-reads as another working call keeps it
@@ -18,7 +19,7 @@ DESCRIBE = "describe"              # an undocumented tool described from its exe
 DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
-EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL,
+EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, REREAD, RELABEL,
                              DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, DESCRIBE_CHECK,
                              SET_CHECK)
 
@@ -28,7 +29,9 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, REQUEST_GATES, REREAD, RELABEL
 # verifying form: on opaque BFCL (a) 82.8 % with it (run bfcl-a-ver: GCD and LCM described by
 # held expressions, +2 / -0 question by question) against 80.6 % without (bfcl-a-p2p5),
 # 2026-11-27; its first form, which described nothing it could not check, measured 76.3 %
-DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n != DOC_COMPLETION)
+# 2026-11-27. value-probes is off until a run measures it (it is new, 2026-11-27).
+DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE
+                                          if n not in (DOC_COMPLETION, VALUE_PROBES))
 
 USES: Counter[str] = Counter()     # calls of each working component, by name
 
@@ -38,7 +41,8 @@ def active(config: Any) -> tuple[str, ...]:
     list names, less those its count or switch turns off (``probe``, ``evidence_notes``,
     ``fact_tests`` 0, ``set_check`` 0)."""
     named = set(getattr(config, "evidence", DEFAULT_EVIDENCE))
-    off = {PROBES: not config.probe, FACTS_DOC: not config.evidence_notes,
+    off = {PROBES: not config.probe, VALUE_PROBES: not config.probe or PROBES not in named,
+           FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0, SET_CHECK: config.set_check <= 0}
     return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))
 

@@ -36,6 +36,7 @@ from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import Reshaped, reshape
+from play2prompt.evidence.values import probe_values, unacted
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -221,6 +222,8 @@ class Prober:
         self._used: set[str] = set()
         self.started = False              # the probes of one argument ran
         self._reshaped: set[str] = set()  # failing calls reshaped (keys)
+        self.worked: tuple[Invocation, Observation] | None = None   # the valid call probed
+        self.valued = False               # its value probes ran (:mod:`.values`)
 
     async def run(self, plays: Sequence[PlayResult]) -> None:
         reshaped = await self._reshape(plays)
@@ -243,6 +246,8 @@ class Prober:
                      .values())
         done = len(self.probed)
         await self._try(calls, start, bool(valid), empty)
+        if valid:
+            self.worked = (start, seen(first.observation, self.engine.scrubber))
         if empty:     # a word of what the tool found, for the text that found nothing
             tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
             await self._try([(p, inv) for p, inv in with_output_words(start, self.probed[done:])
@@ -288,6 +293,23 @@ class Prober:
             if repaired:
                 self.repaired.append(Repaired(inv, obs, param))
             self.probed.append((param, inv, obs))
+
+    async def run_values(self) -> bool:
+        """Once the probes ran from a call that worked: the value probes of each text
+        parameter whose unknown word gave that call's output (:mod:`.values`). False when
+        there was nothing to ask."""
+        if self.worked is None or self.valued:
+            return False
+        self.valued = True
+        start, start_obs = self.worked
+        params = unacted(start, start_obs, self.probed)
+        for param in params:
+            probe = await probe_values(self.tool, self.engine, self.book, start, start_obs,
+                                       param)
+            self.probed.extend((param, inv, obs) for inv, obs in probe.tried)
+        if params:
+            self._record(start, True)
+        return bool(params)
 
     def take(self, exclude: Collection[str]) -> Repaired | None:
         """The next repaired call not in ``exclude`` (call keys) and not taken before, the

@@ -28,6 +28,7 @@ from play2prompt.evidence.names import (
     REQUEST_GATES,
     REREAD,
     USES,
+    VALUE_PROBES,
     active,
 )
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
            "FACT_READER", "FACT_TESTS", "PROBES", "RELABEL", "REQUEST_GATES", "REREAD", "USES",
+           "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
 
@@ -136,7 +138,7 @@ def _build(names: tuple[str, ...]) -> Evidence:
     return Evidence(
         names,
         pick(FACT_READER, c.ReadFacts, c.NoFacts),
-        pick(PROBES, c.RunProbes, c.NoProbes),
+        c.RunProbes(values=VALUE_PROBES in names) if PROBES in names else c.NoProbes(),
         pick(REQUEST_GATES, c.Gates, c.NoGates),
         pick(REREAD, c.Reread, c.NoReread),
         pick(RELABEL, c.Relabel, c.NoRelabel),

@@ -37,6 +37,7 @@ NAMES = {
     "describe": "describe",  # G_E says what an undocumented tool does from its executed calls
     "describe-formula": "describe_formula",  # ... and a Python expression of it, to be checked
     "describe-retry": "describe_retry",      # ... again, told where the expression missed
+    "value-probe": "value_probe",  # G_E lists values a text parameter the tool ignored may take
 }
 
 TEMPLATES = Registry({}, "play2prompt.templates")

@@ -1,0 +1,150 @@
+"""The ``value-probes`` component: a tool that takes any text and acts on a few values only
+(BFCL's nutrition calculator and its goal "lose" / "gain") is shown, by comparing outputs,
+which texts it acts on; a tool that reads its text (echoes it, or refuses an unknown one)
+costs no call."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+
+import pytest
+
+from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, facts_doc
+from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE, USES, VALUE_PROBES
+from play2prompt.evidence.probes import Prober
+from play2prompt.evidence.registry import evidence_for
+from play2prompt.evidence.values import ValueProbe, unacted
+from play2prompt.lm.fake import FakeLM, prompt_text
+from play2prompt.method.play import Attempt, PlayResult
+from play2prompt.tools.model import Invocation, Observation, Tool
+from tests.conftest import module_context
+
+MARK = "You help find which values a function's text parameter takes"
+
+# written here in the shape of a plain if / elif chain: the goal's other texts fall through
+MODULE = textwrap.dedent('''
+    def needs(weight, goal, gender="female"):
+        calories = 24 * weight * (1.0 if gender == "male" else 0.9)
+        if goal == "lose":
+            calories -= 500
+        elif goal == "gain":
+            calories += 500
+        return {"calories": round(calories, 1)}
+
+    def greet(name):
+        return {"greeting": "Hello, " + name}
+''')
+
+PARAMS = {"type": "object", "required": ["weight", "goal"], "properties": {
+    "weight": {"type": "number"}, "goal": {"type": "string"}, "gender": {"type": "string"}}}
+
+
+@pytest.fixture
+def exec_ctx(tmp_path):
+    with module_context(tmp_path, "diet.py", MODULE, default_timeout=30.0) as ctx:
+        yield ctx
+
+
+def _needs() -> Tool:
+    return Tool("function_7", "", PARAMS, {"python": "diet:needs"})
+
+
+def _greet() -> Tool:
+    return Tool("function_2", "", {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"}}}, {"python": "diet:greet"})
+
+
+def _generator(values=("lose", "gain", "maintain", "weight_loss")) -> FakeLM:
+    return FakeLM(rules=[(MARK, {"values": list(values)})])
+
+
+def _probe(make_engine, tool, arguments, evidence=EVIDENCE, gen=None):
+    gen = gen or _generator()
+    engine = make_engine([tool], gen, evidence=evidence)
+    inv = Invocation(tool.name, arguments)
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert obs.ok, obs.error
+    play = PlayResult(None, None, (Attempt(inv, obs, 0, "worked"),), "k")
+    book = FactBook(tool)
+    prober = Prober(tool, engine, book)
+    USES.clear()
+    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    return gen, book, prober
+
+
+def test_the_texts_a_tool_acts_on_are_found_by_their_outputs(make_engine):
+    gen, book, prober = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"})
+    (asked,) = [r for r in gen.requests if MARK in prompt_text(r)]
+    shown = prompt_text(asked)
+    assert "goal='weight loss'" in shown and "Its value 'weight loss'" in shown
+    assert USES[VALUE_PROBES] == 1
+    said = " ".join(book.sentences("goal"))
+    assert "Only 'lose' or 'gain' change the result" in said
+    assert "'weight loss', 'maintain' or 'weight_loss'" in said   # the call's own value first
+    assert "For example" not in said        # the call's text is not one the tool acts on
+    assert book.acted_on("goal") == ("lose", "gain")
+    doc = facts_doc(prober.tool, book)
+    assert "'lose'" in doc.params["goal"]
+    tried = [inv.arguments["goal"] for p, inv, _ in prober.probed if p == "goal"]
+    assert {"lose", "gain", "maintain", "weight_loss"} <= set(tried)
+    # gender="female" is the tool's fallback too, but the call did not give it: not probed
+    assert "gender" not in unacted(*prober.worked, prober.probed)
+
+
+def test_a_text_the_tool_reads_costs_no_call(make_engine):
+    gen, book, _ = _probe(make_engine, _greet(), {"name": "Ada"})
+    assert not [r for r in gen.requests if MARK in prompt_text(r)]
+    assert USES[VALUE_PROBES] == 0 and not book.acted_on("name")
+
+
+def test_off_by_default_and_off_with_the_probes(make_engine):
+    assert VALUE_PROBES not in DEFAULT_EVIDENCE
+    gen, book, _ = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"},
+                          evidence=DEFAULT_EVIDENCE)
+    assert not [r for r in gen.requests if MARK in prompt_text(r)]
+    assert not book.acted_on("goal")
+    no_probes = tuple(n for n in EVIDENCE if n != "probes")
+    gen, _, _ = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"},
+                       evidence=no_probes)
+    assert not gen.requests
+
+
+def test_no_fact_when_no_proposed_value_changes_the_output(make_engine):
+    gen, book, _ = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"},
+                          gen=_generator(("reduce", "cut", "slim down")))
+    assert [r for r in gen.requests if MARK in prompt_text(r)]
+    assert not book.acted_on("goal")
+    assert not any("unknown word" in s for s in book.sentences("goal"))
+
+
+def _obs(output) -> Observation:
+    return Observation(True, output)
+
+
+def test_unacted_needs_the_unknown_word_alone_to_give_the_same_output():
+    start = Invocation("t", {"goal": "weight loss", "weight": 70})
+    same = Invocation("t", {"goal": PROBE_WORD, "weight": 70})
+    other = Invocation("t", {"goal": PROBE_WORD, "weight": 80})
+    out = {"calories": 1512.0}
+    assert unacted(start, _obs(out), [("goal", same, _obs(out))]) == ["goal"]
+    assert unacted(start, _obs(out), [("goal", same, _obs({"calories": 1.0}))]) == []
+    assert unacted(start, _obs(out), [("goal", other, _obs(out))]) == []   # two changes
+    failed = Observation(False, None, "ValueError: unknown goal", "exception")
+    assert unacted(start, _obs(out), [("goal", same, failed)]) == []
+
+
+def test_a_value_fact_needs_values_acted_on_and_values_alike():
+    inv = Invocation("t", {"goal": "lose"})
+    tried = ((inv, _obs(1)),)
+    assert ValueProbe("goal", ("lose",), ("x",), tried).fact().text == (
+        "Only 'lose' changes the result; other texts, such as 'x', give the same result as "
+        "an unknown word.")
+    assert ValueProbe("goal", (), ("x",), tried).fact() is None
+    assert ValueProbe("goal", ("lose",), (), tried).fact() is None
+    book = FactBook(Tool("t", "", {"type": "object", "properties": {
+        "goal": {"type": "string"}}}))
+    book.add(Fact("goal", "example", "weight loss", ("weight loss",), "", "c1"))
+    assert "For example: 'weight loss'." in book.sentences("goal")
+    book.add(ValueProbe("goal", ("lose",), ("weight loss",), tried).fact())
+    assert not any(s.startswith("For example") for s in book.sentences("goal"))
