@@ -64,9 +64,10 @@ def optimize_command(
         None, "--evidence", metavar="NAME,...|all|none",
         help="the evidence components on (what small models need beyond the paper): "
              "fact-reader, probes, value-probes, request-gates, reread, relabel, "
-             "doc-completion, facts-doc, fact-tests, describe, describe-check, set-check; "
-             "none: the paper's method exactly (default: all but doc-completion, which "
-             "measured no effect, and value-probes, not yet measured)"),
+             "doc-completion, facts-doc, fact-tests, describe, describe-check, "
+             "known-operations, set-check; none: the paper's method exactly (default: all "
+             "but doc-completion, which measured no effect, and value-probes and "
+             "known-operations, not yet measured)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),

@@ -6,6 +6,7 @@ names none of the method's modules."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from play2prompt.evidence.describe import (
     verified_description,
 )
 from play2prompt.evidence.gates import request_problems, rescaled
+from play2prompt.evidence.operations import known_description
 from play2prompt.method.discovery import DESCRIBES
 
 if TYPE_CHECKING:
@@ -137,10 +139,13 @@ class Describe:
     """An undocumented tool described once from its executed calls (no call for a tool with
     a real description: counted only when it asks the generator); with ``check`` (the
     ``describe-check`` component) the description is then verified by running guessed
-    expressions on those calls, and a guess that holds replaces it."""
+    expressions on those calls, and a guess that holds replaces it; with ``operations``
+    (``known-operations``), where no guess held, a catalogue's operations are run on them
+    by code (:mod:`play2prompt.evidence.operations`) and one that holds replaces it."""
 
-    def __init__(self, check: bool = False) -> None:
+    def __init__(self, check: bool = False, operations: bool = False) -> None:
         self.check = check
+        self.operations = operations      # known-operations: the catalogue where none held
 
     async def describe(self, tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
@@ -158,12 +163,17 @@ class Describe:
     async def verify(self, tool: Tool, engine: Any,
                      calls: Sequence[tuple[Invocation, Observation]],
                      book: FactBook) -> bool:
-        if not self.check or not needs_description(tool):
+        if not (self.check or self.operations) or not needs_description(tool):
             return True
         if not can_check(calls):
             return False
-        r.USES[r.DESCRIBE_CHECK] += 1
-        held = await verified_description(tool, engine, calls)
+        held = None
+        if self.check:
+            r.USES[r.DESCRIBE_CHECK] += 1
+            held = await verified_description(tool, engine, calls)
+        if held is None and self.operations:
+            r.USES[r.KNOWN_OPERATIONS] += 1
+            held = await asyncio.to_thread(known_description, tool, calls)
         if held is not None:
             book.forget(DESCRIBES)
             for fact in held.facts():

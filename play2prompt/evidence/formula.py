@@ -30,9 +30,11 @@ REL_TOL = 1e-6            # numbers match within this relative tolerance...
 MAX_DECIMALS = 6          # ...or when the value rounds to the output's decimals (up to this)
 MOSTLY = 0.8              # an expression holds on this share of the calls, when they are...
 MOSTLY_FROM = 5           # ...at least this many (BFCL's gcd gives -1 for gcd(42, -13))
+MIN_DEFINED = 2           # calls an expression must be defined on (not raise) to hold
 
-# The child: reads {"expression", "calls": [arguments, ...]}, writes one {"value"} or
-# {"error"} per call. Written with -I (isolated: no cwd, no user site, no PYTHON* variables).
+# The child: reads {"expressions": [...], "calls": [arguments, ...]}, writes for each
+# expression one {"value"} or {"error"} per call. Written with -I (isolated: no cwd, no user
+# site, no PYTHON* variables).
 _CHILD = r"""
 import json, math, statistics, sys, types
 from simpleeval import EvalWithCompoundTypes
@@ -54,13 +56,16 @@ def plain(v):
         return {str(k): plain(x) for k, x in v.items()}
     return v
 out = []
-for args in job["calls"]:
-    names = {"math": spaced(math), "statistics": spaced(statistics), **args}
-    try:
-        value = EvalWithCompoundTypes(names=names, functions=FUNCTIONS).eval(job["expression"])
-        out.append({"value": json.loads(json.dumps(plain(value), allow_nan=True))})
-    except Exception as exc:
-        out.append({"error": f"{type(exc).__name__}: {exc}"[:200]})
+for expression in job["expressions"]:
+    row = []
+    for args in job["calls"]:
+        names = {"math": spaced(math), "statistics": spaced(statistics), **args}
+        try:
+            value = EvalWithCompoundTypes(names=names, functions=FUNCTIONS).eval(expression)
+            row.append({"value": json.loads(json.dumps(plain(value), allow_nan=True))})
+        except Exception as exc:
+            row.append({"error": f"{type(exc).__name__}: {exc}"[:200]})
+    out.append(row)
 json.dump(out, sys.stdout)
 """
 
@@ -76,7 +81,14 @@ def evaluate(expression: str, calls: Sequence[Mapping[str, Any]]) -> list[dict[s
     """``expression``'s value (``{"value": v}``) or error (``{"error": text}``) on each call's
     arguments, in order, from the sandboxed child. Every call gets the same error when the
     child fails as a whole (timeout, memory)."""
-    job = json.dumps({"expression": expression, "calls": [dict(c) for c in calls]})
+    return evaluate_many([expression], calls)[0]
+
+
+def evaluate_many(expressions: Sequence[str], calls: Sequence[Mapping[str, Any]]
+                  ) -> list[list[dict[str, Any]]]:
+    """:func:`evaluate` for several expressions in one child (one row each). When the child
+    fails as a whole, every expression gets the same error on every call."""
+    job = json.dumps({"expressions": list(expressions), "calls": [dict(c) for c in calls]})
     try:
         done = subprocess.run([sys.executable, "-I", "-c", _CHILD], input=job,
                               capture_output=True, text=True, timeout=TIMEOUT_S,
@@ -91,8 +103,9 @@ def evaluate(expression: str, calls: Sequence[Mapping[str, Any]]) -> list[dict[s
         lines = done.stderr.strip().splitlines() or [f"exit {done.returncode}"]
         reason = (lines[-1][:200] if done.returncode >= 0 else
                   f"stopped by signal {-done.returncode} (over its CPU or memory limit)")
-    if not isinstance(out, list) or len(out) != len(calls):
-        return [{"error": reason} for _ in calls]
+    if not isinstance(out, list) or len(out) != len(expressions) or any(
+            not isinstance(row, list) or len(row) != len(calls) for row in out):
+        return [[{"error": reason} for _ in calls] for _ in expressions]
     return out
 
 
@@ -135,15 +148,27 @@ class Check:
     checked: int                           # calls compared
     matched: int
     misses: tuple[str, ...] = ()           # "f(a=1) gives 2; the tool returned 3", a few
+    raised: int = 0                        # calls the expression raised on (its domain ends)
+
+    @property
+    def defined(self) -> int:
+        """The calls the expression gave a value on."""
+        return self.checked - self.raised
 
     @property
     def holds(self) -> bool:
-        """It gave every output, or (on :data:`MOSTLY_FROM` calls or more) at least
-        :data:`MOSTLY` of them: a tool's quirk on an odd input (a sign, an edge) does not
-        sink the operation it computes everywhere else."""
-        if self.checked >= MOSTLY_FROM:
-            return self.matched >= MOSTLY * self.checked
-        return self.checked > 0 and self.matched == self.checked
+        """It gave every output where it is defined, or (on :data:`MOSTLY_FROM` such calls or
+        more) at least :data:`MOSTLY` of them: a tool's quirk on an odd input (a sign, an
+        edge) does not sink the operation it computes everywhere else. A call it raised on
+        lies outside its domain (``math.perm(5, -3)`` raises where BFCL's permutations,
+        written as a loop, return 0.003); it must be defined on at least
+        :data:`MIN_DEFINED` calls and on half of them."""
+        defined = self.defined
+        if defined < MIN_DEFINED or 2 * defined < self.checked:
+            return False
+        if defined >= MOSTLY_FROM:
+            return self.matched >= MOSTLY * defined
+        return self.matched == defined
 
 
 def checkable(output: Any) -> bool:
@@ -155,17 +180,24 @@ def check(expression: str, calls: Sequence[tuple[str, Mapping[str, Any], Any]],
           shown: int = 3) -> Check:
     """``expression`` on ``calls`` (each: the call as Python, its arguments, its output),
     with up to ``shown`` misses described for the generator."""
-    results = evaluate(expression, [args for _, args, _ in calls])
-    matched, misses = 0, []
+    return checked(expression, calls, evaluate(expression, [args for _, args, _ in calls]),
+                   shown)
+
+
+def checked(expression: str, calls: Sequence[tuple[str, Mapping[str, Any], Any]],
+            results: Sequence[Mapping[str, Any]], shown: int = 3) -> Check:
+    """The :class:`Check` of ``expression`` from its ``results`` on ``calls``."""
+    matched, raised, misses = 0, 0, []
     for (text, _, output), got in zip(calls, results):
         if "value" in got and same(got["value"], output):
             matched += 1
             continue
+        raised += "error" in got
         said = (f"raises {got['error']}" if "error" in got
                 else f"gives {json.dumps(got['value'])[:120]}")
         misses.append(f"{text}: your expression {said}; the tool returned "
                       f"{json.dumps(output)[:120]}")
-    return Check(expression, len(calls), matched, tuple(misses[:shown]))
+    return Check(expression, len(calls), matched, tuple(misses[:shown]), raised)
 
 
 def names_any(expression: str, params: Mapping[str, Any]) -> bool:

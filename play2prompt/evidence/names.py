@@ -17,11 +17,12 @@ FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candida
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
 DESCRIBE = "describe"              # an undocumented tool described from its executed calls
 DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
+KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on them by code
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, REREAD, RELABEL,
                              DOC_COMPLETION, FACTS_DOC, FACT_TESTS, DESCRIBE, DESCRIBE_CHECK,
-                             SET_CHECK)
+                             KNOWN_OPERATIONS, SET_CHECK)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -29,9 +30,10 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # verifying form: on opaque BFCL (a) 82.8 % with it (run bfcl-a-ver: GCD and LCM described by
 # held expressions, +2 / -0 question by question) against 80.6 % without (bfcl-a-p2p5),
 # 2026-11-27; its first form, which described nothing it could not check, measured 76.3 %
-# 2026-11-27. value-probes is off until a run measures it (it is new, 2026-11-27).
-DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE
-                                          if n not in (DOC_COMPLETION, VALUE_PROBES))
+# 2026-11-27. value-probes and known-operations are off until a run measures them (new,
+# 2026-11-27).
+DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
+    DOC_COMPLETION, VALUE_PROBES, KNOWN_OPERATIONS))
 
 USES: Counter[str] = Counter()     # calls of each working component, by name
 

@@ -23,6 +23,7 @@ from play2prompt.evidence.names import (
     FACT_READER,
     FACT_TESTS,
     FACTS_DOC,
+    KNOWN_OPERATIONS,
     PROBES,
     RELABEL,
     REQUEST_GATES,
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
-           "FACT_READER", "FACT_TESTS", "PROBES", "RELABEL", "REQUEST_GATES", "REREAD", "USES",
-           "VALUE_PROBES",
+           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "PROBES", "RELABEL",
+           "REQUEST_GATES", "REREAD", "USES", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
 
@@ -102,8 +103,9 @@ class Describer(Protocol):
     async def verify(self, tool: Tool, engine: Any,
                      calls: Sequence[tuple[Invocation, Observation]],
                      book: FactBook) -> bool:
-        """Check the description by execution (describe-check), replacing it in ``book``
-        when a checked one holds; False: not yet (too few comparable outputs), call again
+        """Check the description by execution (describe-check: the generator's guesses;
+        known-operations: a catalogue's, by code), replacing it in ``book`` when a checked
+        one holds; False: not yet (too few comparable outputs), call again
         with more calls. True at once when there is nothing to check."""
 
 
@@ -144,5 +146,6 @@ def _build(names: tuple[str, ...]) -> Evidence:
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
-        c.Describe(check=DESCRIBE_CHECK in names) if DESCRIBE in names else c.NoDescribe(),
+        c.Describe(check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
+        if DESCRIBE in names else c.NoDescribe(),
     )

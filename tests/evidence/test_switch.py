@@ -16,6 +16,7 @@ from play2prompt.evidence.names import (
     DESCRIBE,
     DESCRIBE_CHECK,
     EVIDENCE,
+    KNOWN_OPERATIONS,
     USES,
     VALUE_PROBES,
     active,
@@ -66,10 +67,11 @@ def _run(tmp_path, evidence: tuple[str, ...], run_id: str = "r") -> dict:
 def test_with_all_evidence_on_every_component_is_called(tmp_path):
     result = _run(tmp_path, EVIDENCE)
     assert result["config"]["evidence"] == list(EVIDENCE)
-    # every example tool has a description: ``describe`` never asks; each refuses a text it
-    # does not know or reads it: ``value-probes`` never asks either (their own tests call them)
+    # every example tool has a description: ``describe`` (and its checks) never asks; each
+    # refuses a text it does not know or reads it: ``value-probes`` never asks either (their
+    # own tests call them)
     assert {n for n in EVIDENCE if USES[n] > 0} == set(EVIDENCE) - {
-        DESCRIBE, DESCRIBE_CHECK, VALUE_PROBES}, dict(USES)
+        DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES}, dict(USES)
     assert USES[DESCRIBE] == 0
 
 
