@@ -12,6 +12,9 @@ whole optimize run. The score is a first filter; read the table.
 
     python bench/bench_describe.py --run bfcl-a-set --benchmark bfcl --subset simple,multiple \\
         [--model embedded:qwen2.5-coder-1.5b] [--calls 6] [--metaprompts DIR]
+
+``--operations`` asks no model: each tool is described by the ``known-operations`` catalogue
+alone (``evidence/operations.py``), run by code on the same logged calls.
 """
 
 from __future__ import annotations
@@ -99,6 +102,20 @@ async def describe_all(tools: list[Tool], db: sqlite3.Connection, lm: Any,
     return list(await asyncio.gather(*(one(t) for t in todo)))
 
 
+def catalogue_descriptions(tools: list[Tool], db: sqlite3.Connection
+                           ) -> list[tuple[Tool, str, str]]:
+    """(tool, the catalogue's description or "", how it held) for each undocumented tool."""
+    from play2prompt.evidence.operations import known_description
+
+    out = []
+    for tool in (t for t in tools if describe.needs_description(t)):
+        said = known_description(tool, logged_calls(db, tool.name))
+        how = (f"held on {said.check.matched} of {said.check.checked}"
+               if said is not None and said.check is not None else "none held")
+        out.append((tool, said.text if said is not None else "", how))
+    return out
+
+
 def logged_descriptions(tools: list[Tool], result: Path) -> list[tuple[Tool, str, str]]:
     """The run's own ``describes`` facts of each tool (whole-tool ones), with how their
     expression did as the fact's evidence says ("... run on 6 of them (5 matched)")."""
@@ -130,6 +147,8 @@ def main() -> None:
     ap.add_argument("--metaprompts", type=Path, help="a folder with another describe.txt")
     ap.add_argument("--check", action="store_true",
                     help="the describe-check component: expressions run on the calls")
+    ap.add_argument("--operations", action="store_true",
+                    help="no model: the known-operations catalogue alone, on the logged calls")
     ap.add_argument("--logged", action="store_true",
                     help="no model: score the descriptions the run itself wrote (result.json)")
     args = ap.parse_args()
@@ -143,6 +162,9 @@ def main() -> None:
         if args.logged:
             said = logged_descriptions(tools, args.runs_dir / args.run / "result.json")
             args.check, args.model = True, "as the run wrote them"
+        elif args.operations:
+            said = catalogue_descriptions(tools, db)
+            args.check, args.model = True, "the known-operations catalogue, no model"
         else:
             lm = make_lm(args.model)
             try:
