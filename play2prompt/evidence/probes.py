@@ -224,12 +224,17 @@ class Prober:
         self._reshaped: set[str] = set()  # failing calls reshaped (keys)
         self.worked: tuple[Invocation, Observation] | None = None   # the valid call probed
         self.valued = False               # its value probes ran (:mod:`.values`)
+        self.texts: dict[str, list[str]] = {}   # the texts play's calls gave each parameter
 
     async def run(self, plays: Sequence[PlayResult]) -> None:
         reshaped = await self._reshape(plays)
         executed = [a for p in plays for a in p.attempts
                     if a.invocation is not None and a.observation.error_type in (None, "exception")]
         valid = [a for a in executed if a.verdict == 0]
+        for a in executed:       # the texts play gave each parameter (value probes try them)
+            for name, value in (a.invocation.arguments if a.invocation else {}).items():
+                if isinstance(value, str) and value not in self.texts.setdefault(name, []):
+                    self.texts[name].append(value)
         if not executed or (self.started and (self.from_valid or not valid)):
             if reshaped:
                 self._record(reshaped[0].start, bool(valid))
@@ -305,7 +310,7 @@ class Prober:
         params = unacted(start, start_obs, self.probed)
         for param in params:
             probe = await probe_values(self.tool, self.engine, self.book, start, start_obs,
-                                       param)
+                                       param, self.texts.get(param, ()))
             self.probed.extend((param, inv, obs) for inv, obs in probe.tried)
         if params:
             self._record(start, True)

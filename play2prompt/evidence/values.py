@@ -7,21 +7,25 @@ Many tools take a text, act on a few values and treat every other text alike. BF
 and gives the wrong answer. No error will ever show it; the outputs do.
 
 The probes already run each text argument of a call that worked with an unknown word
-(:data:`~play2prompt.evidence.facts.PROBE_WORD`). Where that probe gives the very output of
-the call itself, the tool did not act on the call's text (:func:`unacted`). For each such
-parameter (at most :data:`MAX_PARAMS` a tool) the generator lists up to :data:`MAX_VALUES`
-short values the parameter may take (one call); each is run in place of the text and its
-output compared with the unknown word's. A value that gives another output is one the tool
-acts on. When some are and some are not, a fact says so, with the others tried: "Only 'lose'
-or 'gain' change the result; other texts, such as 'weight loss' or 'maintain', give the same
+(:data:`~play2prompt.evidence.facts.PROBE_WORD`). Where that probe gives the very output of the
+call itself, the tool did not act on the call's text (:func:`unacted`). For each such parameter
+(at most :data:`MAX_PARAMS` a tool) the texts play's other calls gave it are tried (up to
+:data:`MAX_PLAYED`: a call that failed for another reason may hold the value the tool acts on,
+"male" beside "female") and the generator lists up to :data:`MAX_VALUES` short values the
+parameter may take (one call, single words or codes); each is run in place of the text and its
+output compared with the unknown word's. (On opaque BFCL (a), run bfcl-a-val, the 1.5B listed
+for goal "weight loss", "lose weight", "weight reduction", repeated, and never "lose": hence
+single words, and play's own texts first.) A value that gives another output is one the tool
+acts on. When some are and some are not, a fact says so, with the others tried: "Only 'lose' or
+'gain' change the result; other texts, such as 'weight loss' or 'maintain', give the same
 result as an unknown word." It reaches the facts doc and the re-reading of requests like any
 fact, and the doc's examples of the parameter become the values acted on
-(:meth:`FactBook.sentences`). When none changes the output nothing is said: the tool may
-ignore the parameter, or the values it acts on are beyond the generator's guesses. An error
-a proposed value draws is read like any probe's (it may list the accepted values).
+(:meth:`FactBook.sentences`). When none changes the output nothing is said: the tool may ignore
+the parameter, or the values it acts on are beyond the generator's guesses. An error a proposed
+value draws is read like any probe's (it may list the accepted values).
 
 The tool runs only as play and the probes run it (a tool with side effects only with the
-user's consent), at most :data:`MAX_VALUES` more calls a parameter.
+user's consent), at most :data:`MAX_PLAYED` + :data:`MAX_VALUES` more calls a parameter.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
 MAX_VALUES = 6       # values the generator proposes for one parameter (each run once)
+MAX_PLAYED = 4       # texts other calls of play gave the parameter, tried first
 MAX_PARAMS = 2       # text parameters examined per tool
 MAX_SAID = 3         # values not acted on named in the fact
 VALUE_LIMIT = 40     # characters of one proposed value
@@ -95,7 +100,9 @@ def unacted(start: Invocation, start_obs: Observation,
 
 
 def values_schema() -> dict[str, Any]:
-    item = {"type": "string", "minLength": 1, "maxLength": VALUE_LIMIT}
+    """Single words or codes (no spaces: a 1.5B otherwise paraphrases the ignored value,
+    "lose weight" for "weight loss"; play's other calls bring the phrases)."""
+    item = {"type": "string", "minLength": 1, "maxLength": VALUE_LIMIT, "pattern": r"^\S+$"}
     return object_schema({"values": {"type": "array", "items": item, "minItems": 1,
                                      "maxItems": MAX_VALUES}})
 
@@ -121,12 +128,19 @@ async def proposed_values(tool: Tool, engine: Engine, start: Invocation, param: 
 
 
 async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
-                       start_obs: Observation, param: str) -> ValueProbe:
-    """Run ``param``'s proposed values in place of ``start``'s and compare each output with
-    the unknown word's (``start_obs``'s, which it equals); the fact, if any, joins ``book``."""
+                       start_obs: Observation, param: str, played: Sequence[str] = ()
+                       ) -> ValueProbe:
+    """Run ``param``'s values in place of ``start``'s, the texts other calls of play gave it
+    (``played``, up to :data:`MAX_PLAYED`) and the generator's proposals, and compare each
+    output with the unknown word's (``start_obs``'s, which it equals); the fact, if any, joins
+    ``book``."""
     from play2prompt.evidence.registry import evidence_for
 
-    values = await proposed_values(tool, engine, start, param)
+    own = {str(start.arguments[param]).strip().lower(), PROBE_WORD}
+    others = [v for v in dict.fromkeys(v.strip() for v in played)
+              if v and v.lower() not in own][:MAX_PLAYED]
+    proposed = await proposed_values(tool, engine, start, param)
+    values = list(dict.fromkeys([*others, *proposed]))
     calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(inv) for inv in calls))
     tried = tuple((inv, seen(obs, engine.scrubber)) for inv, obs in zip(calls, raw))

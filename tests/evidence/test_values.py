@@ -59,13 +59,18 @@ def _generator(values=("lose", "gain", "maintain", "weight_loss")) -> FakeLM:
     return FakeLM(rules=[(MARK, {"values": list(values)})])
 
 
-def _probe(make_engine, tool, arguments, evidence=EVIDENCE, gen=None):
+def _probe(make_engine, tool, arguments, evidence=EVIDENCE, gen=None, failed=None):
     gen = gen or _generator()
     engine = make_engine([tool], gen, evidence=evidence)
     inv = Invocation(tool.name, arguments)
     obs = asyncio.run(engine.runtime.run(inv))
     assert obs.ok, obs.error
-    play = PlayResult(None, None, (Attempt(inv, obs, 0, "worked"),), "k")
+    attempts = [Attempt(inv, obs, 0, "worked")]
+    if failed is not None:     # a call of play that failed for another reason
+        bad = Invocation(tool.name, failed)
+        attempts.insert(0, Attempt(bad, Observation(False, None, "IndexError: list index out "
+                                                    "of range", "exception"), -1, "failed"))
+    play = PlayResult(None, None, tuple(attempts), "k")
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
     USES.clear()
@@ -116,6 +121,19 @@ def test_no_fact_when_no_proposed_value_changes_the_output(make_engine):
     assert [r for r in gen.requests if MARK in prompt_text(r)]
     assert not book.acted_on("goal")
     assert not any("unknown word" in s for s in book.sentences("goal"))
+
+
+def test_the_texts_play_gave_the_parameter_elsewhere_are_tried_first(make_engine):
+    """The generator only paraphrases; a call of play that failed for another reason had
+    the value the tool acts on."""
+    gen, book, _ = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"},
+                          gen=_generator(("reduce", "cut")),
+                          failed={"weight": -1, "goal": "gain", "gender": "male"})
+    assert book.acted_on("goal") == ("gain",)
+    assert "Only 'gain' changes the result" in " ".join(book.sentences("goal"))
+    (asked,) = [r for r in gen.requests if MARK in prompt_text(r)]
+    item = asked.json_schema["properties"]["values"]["items"]
+    assert item["pattern"] == r"^\S+$"                   # single words or codes
 
 
 def _obs(output) -> Observation:
