@@ -154,7 +154,7 @@ def _description(answer: Mapping[str, Any], props: Mapping[str, Any], suffix: st
                        check)
 
 
-def _checked_calls(calls: Sequence[tuple[Invocation, Observation]]
+def checked_calls(calls: Sequence[tuple[Invocation, Observation]]
                    ) -> list[tuple[str, Mapping[str, Any], Any]]:
     """The distinct calls that ran with an output an expression's value can be compared
     with, as (the call as Python, its arguments, its output), at most :data:`MAX_CHECKED`."""
@@ -166,7 +166,7 @@ def _checked_calls(calls: Sequence[tuple[Invocation, Observation]]
     return list(out.values())[:MAX_CHECKED]
 
 
-def _computed(result: formula.Check) -> str:
+def computed(result: formula.Check) -> str:
     """"Computed as: EXPR." (with how many calls it gave when not all)."""
     if result.matched == result.checked:
         return f"Computed as: {result.expression}."
@@ -185,7 +185,7 @@ def _tried(answer: Mapping[str, Any], props: Mapping[str, Any],
 def can_check(calls: Sequence[tuple[Invocation, Observation]]) -> bool:
     """Whether ``calls`` have enough comparable outputs (:data:`MIN_CHECKED`) for an
     expression's check to decide."""
-    return len(_checked_calls(calls)) >= MIN_CHECKED
+    return len(checked_calls(calls)) >= MIN_CHECKED
 
 
 async def verified_description(tool: Tool, engine: Any,
@@ -196,7 +196,7 @@ async def verified_description(tool: Tool, engine: Any,
     description with its expression when one holds; None when none holds or the calls have
     fewer than :data:`MIN_CHECKED` comparable outputs (no generator call then)."""
     props = dict(tool.properties)
-    cases = _checked_calls(calls)
+    cases = checked_calls(calls)
     if len(cases) < MIN_CHECKED:
         return None
     messages = _messages(tool, engine, calls, "describe-formula")
@@ -208,7 +208,7 @@ async def verified_description(tool: Tool, engine: Any,
         answer, best = max(((answer, _tried(answer, props, cases)) for answer in answers),
                            key=lambda t: t[1].matched)
         if best.holds:
-            return _description(answer, props, _computed(best), best)
+            return _description(answer, props, computed(best), best)
         messages = [*messages, {"role": "assistant", "content": json.dumps(answer)},
                     *engine.prompts.render("describe-retry", matched=best.matched,
                                            checked=best.checked, misses="\n".join(best.misses))]

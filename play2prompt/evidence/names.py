@@ -30,8 +30,8 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # verifying form: on opaque BFCL (a) 82.8 % with it (run bfcl-a-ver: GCD and LCM described by
 # held expressions, +2 / -0 question by question) against 80.6 % without (bfcl-a-p2p5),
 # 2026-11-27; its first form, which described nothing it could not check, measured 76.3 %
-# 2026-11-27. value-probes and known-operations are off until a run measures them (new,
-# 2026-11-27).
+# (bfcl-a-chk3). value-probes and known-operations are off: on in run bfcl-a-val, opaque BFCL
+# (a) stayed at 82.8 %, +1 / -1 against bfcl-a-ver (2026-11-27).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
     DOC_COMPLETION, VALUE_PROBES, KNOWN_OPERATIONS))
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence import formula
-from play2prompt.evidence.describe import Description, _checked_calls, _computed
+from play2prompt.evidence.describe import Description, checked_calls, computed
 from play2prompt.evidence.error_text import words
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -113,7 +113,7 @@ def known_description(tool: Tool, calls: Sequence[tuple[Invocation, Observation]
     """The description of the catalogue operation that gives the outputs of ``calls``
     (executed; up to :data:`~play2prompt.evidence.describe.MAX_CHECKED` distinct ones that
     ran are checked), or None (fewer than two comparable outputs, or no operation holds)."""
-    cases = _checked_calls(calls)
+    cases = checked_calls(calls)
     if len(cases) < formula.MIN_DEFINED:
         return None
     found = known_operation(tool, cases)
@@ -121,7 +121,7 @@ def known_description(tool: Tool, calls: Sequence[tuple[Invocation, Observation]
         return None
     op, check = found
     said = dict(op.meanings)
-    text = f"Returns {op.says}. {_computed(check)}"
+    text = f"Returns {op.says}. {computed(check)}"
     return Description(text[0].upper() + text[1:],
                        tuple((n, said.get(n, "")) for n in tool.properties), check)
 

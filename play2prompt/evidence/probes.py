@@ -232,7 +232,8 @@ class Prober:
                     if a.invocation is not None and a.observation.error_type in (None, "exception")]
         valid = [a for a in executed if a.verdict == 0]
         for a in executed:       # the texts play gave each parameter (value probes try them)
-            for name, value in (a.invocation.arguments if a.invocation else {}).items():
+            assert a.invocation is not None
+            for name, value in a.invocation.arguments.items():
                 if isinstance(value, str) and value not in self.texts.setdefault(name, []):
                     self.texts[name].append(value)
         if not executed or (self.started and (self.from_valid or not valid)):

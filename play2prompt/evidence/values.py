@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.facts import ACTS_ON, PROBE_WORD, Fact, FactBook, seen
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import canonical, derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import code_verdict
@@ -122,9 +123,14 @@ async def proposed_values(tool: Tool, engine: Engine, start: Invocation, param: 
                                    seed=derive_seed(tool.name, "value-probe", param),
                                    temperature=0.0, max_tokens=160)
     values = answer.get("values") if isinstance(answer, dict) else None
+    return _new([v for v in values or [] if isinstance(v, str)], start, param, MAX_VALUES)
+
+
+def _new(values: Sequence[str], start: Invocation, param: str, limit: int) -> list[str]:
+    """``values`` stripped, once each, without the call's own value and the unknown word."""
     own = {str(start.arguments[param]).strip().lower(), PROBE_WORD}
-    out = [str(v).strip() for v in values or [] if isinstance(v, str)]
-    return list(dict.fromkeys(v for v in out if v and v.lower() not in own))[:MAX_VALUES]
+    out = dict.fromkeys(v.strip() for v in values)
+    return [v for v in out if v and v.lower() not in own][:limit]
 
 
 async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
@@ -134,11 +140,7 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     (``played``, up to :data:`MAX_PLAYED`) and the generator's proposals, and compare each
     output with the unknown word's (``start_obs``'s, which it equals); the fact, if any, joins
     ``book``."""
-    from play2prompt.evidence.registry import evidence_for
-
-    own = {str(start.arguments[param]).strip().lower(), PROBE_WORD}
-    others = [v for v in dict.fromkeys(v.strip() for v in played)
-              if v and v.lower() not in own][:MAX_PLAYED]
+    others = _new(played, start, param, MAX_PLAYED)
     proposed = await proposed_values(tool, engine, start, param)
     values = list(dict.fromkeys([*others, *proposed]))
     calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
