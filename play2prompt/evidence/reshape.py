@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import mentions, words
 from play2prompt.evidence.facts import Fact, FactBook, seen
+from play2prompt.evidence.lengths import MAX, index_error, largest, length_fact, resized
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.play import PlayResult, code_verdict
 from play2prompt.numeric import parse_number
@@ -231,13 +232,15 @@ class Reshaped:
 
 def failing(calls: Iterable[tuple[Invocation | None, Observation]],
             done: Collection[str]) -> list[Invocation]:
-    """The executed ``calls`` that failed with a type-shape error or on a text evaluated as
-    code, not yet reshaped (``done``: call keys), first seen first."""
+    """The executed ``calls`` that failed with a type-shape error, on a text evaluated as
+    code or with an index error (:mod:`.lengths`), not yet reshaped (``done``: call keys),
+    first seen first."""
     out: dict[str, Invocation] = {}
     for inv, obs in calls:
+        error = obs.error or ""
         if inv is not None and not obs.ok and obs.error_type in (None, "exception") \
-                and inv.key() not in done and (type_shape(obs.error or "")[0]
-                                               or evaluated(inv, obs.error or "")):
+                and inv.key() not in done and (type_shape(error)[0] or index_error(error)
+                                               or evaluated(inv, error)):
             out.setdefault(inv.key(), inv)
     return list(out.values())
 
@@ -257,10 +260,53 @@ async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[Pl
     out: list[Reshaped] = []
     for inv in failing(calls, done)[:MAX_CALLS]:
         done.add(inv.key())
-        variants = [(names, call) for names, call in reshaped(inv, errors[inv.key()])
+        error = errors[inv.key()]
+        index = bool(index_error(error)) and not type_shape(error)[0]
+        variants = [(names, call) for names, call in (resized(inv) if index
+                                                      else reshaped(inv, error))
                     if call.key() not in seen_keys][:MAX_RESHAPES]
         seen_keys.update(call.key() for _, call in variants)
-        out += await _execute(tool, engine, book, inv, variants)
+        if index:
+            out += await _resize(tool, engine, book, inv, error, variants)
+        else:
+            out += await _execute(tool, engine, book, inv, variants)
+    return out
+
+
+async def _run(engine: Engine, book: FactBook, call: Invocation, probed: str | None
+               ) -> tuple[Observation, bool]:
+    """Run one call of a probe (through the runtime, so consent holds) and read it."""
+    obs = seen(await engine.runtime.run(call), engine.scrubber)
+    works = code_verdict(obs)[0] == 0
+    evidence_for(engine.config).fact_reader.observe(book, call, obs, None if works else probed)
+    return obs, works
+
+
+async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation, error: str,
+                  calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
+    """Run the resized calls of ``start``, which failed with an index error: the lengths
+    they show are facts; a number set to 1 that ran where no list explains the error is
+    halved towards the value that failed, to the largest that runs (:mod:`.lengths`)."""
+    raw = await asyncio.gather(*(_run(engine, book, call, names[0] if len(names) == 1
+                                      else None) for names, call in calls))
+    out = [Reshaped(start, names, call, obs, works)
+           for (names, call), (obs, works) in zip(calls, raw)]
+    facts = list({(f.param, f.values): f for r in reversed(out) if r.works
+                  for f in length_fact(start, error, r.invocation, r.observation)}.values())
+    for fact in facts:
+        book.add(fact)
+    failed = Observation(False, None, error, "exception")
+    halved = {f.param for f in book.facts if f.kind == "rule" and f.values[:1] == (MAX,)}
+    for r in list(out) if not facts else ():
+        (param,) = r.params if len(r.params) == 1 else ("",)
+        if r.works and param not in halved and \
+                r.invocation.arguments.get(param) == 1 != start.arguments[param]:
+            halved.add(param)
+            done, fact = await largest(lambda c, p=param: _run(engine, book, c, p), start,
+                                       failed, param)
+            out += [Reshaped(start, (param,), c, o, code_verdict(o)[0] == 0) for c, o in done]
+            if fact is not None:
+                book.add(fact)
     return out
 
 
