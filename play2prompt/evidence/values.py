@@ -50,6 +50,7 @@ MAX_PLAYED = 4       # texts other calls of play gave the parameter, tried first
 MAX_PARAMS = 2       # text parameters examined per tool
 MAX_SAID = 3         # values not acted on named in the fact
 VALUE_LIMIT = 40     # characters of one proposed value
+WORD = "^[^ ]+$"     # one word or code: no spaces (llama.cpp's grammar takes no \S escape)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def unacted(start: Invocation, start_obs: Observation,
 def values_schema() -> dict[str, Any]:
     """Single words or codes (no spaces: a 1.5B otherwise paraphrases the ignored value,
     "lose weight" for "weight loss"; play's other calls bring the phrases)."""
-    item = {"type": "string", "minLength": 1, "maxLength": VALUE_LIMIT, "pattern": r"^\S+$"}
+    item = {"type": "string", "minLength": 1, "maxLength": VALUE_LIMIT, "pattern": WORD}
     return object_schema({"values": {"type": "array", "items": item, "minItems": 1,
                                      "maxItems": MAX_VALUES}})
 
