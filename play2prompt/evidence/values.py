@@ -24,13 +24,18 @@ fact, and the doc's examples of the parameter become the values acted on
 the parameter, or the values it acts on are beyond the generator's guesses. An error a proposed
 value draws is read like any probe's (it may list the accepted values).
 
+The single words of those texts follow (up to :data:`MAX_WORDS`: "lose" of a call's "lose
+weight"; in run bfcl-a-len the 1.5B, held to single words, still wrote "weight_loss").
+
 The tool runs only as play and the probes run it (a tool with side effects only with the
-user's consent), at most :data:`MAX_PLAYED` + :data:`MAX_VALUES` more calls a parameter.
+user's consent), at most :data:`MAX_PLAYED` + :data:`MAX_VALUES` + :data:`MAX_WORDS` more calls
+a parameter.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -47,6 +52,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 
 MAX_VALUES = 6       # values the generator proposes for one parameter (each run once)
 MAX_PLAYED = 4       # texts other calls of play gave the parameter, tried first
+MAX_WORDS = 4        # single words of those texts and the proposals ("lose" of "lose weight")
 MAX_PARAMS = 2       # text parameters examined per tool
 MAX_SAID = 3         # values not acted on named in the fact
 VALUE_LIMIT = 40     # characters of one proposed value
@@ -127,6 +133,17 @@ async def proposed_values(tool: Tool, engine: Engine, start: Invocation, param: 
     return _new([v for v in values or [] if isinstance(v, str)], start, param, MAX_VALUES)
 
 
+_WORD_PART = re.compile(r"[^\W\d_]{3,}")
+
+
+def words_of(texts: Sequence[str]) -> list[str]:
+    """The single words (3 letters or more, lower case) of the texts of several words, in
+    order: "lose" and "weight" of "lose weight", "weight" and "gain" of "weight_gain"."""
+    out = [w.lower() for t in texts if len(_WORD_PART.findall(t)) > 1
+           for w in _WORD_PART.findall(t)]
+    return list(dict.fromkeys(out))
+
+
 def _new(values: Sequence[str], start: Invocation, param: str, limit: int) -> list[str]:
     """``values`` stripped, once each, without the call's own value and the unknown word."""
     own = {str(start.arguments[param]).strip().lower(), PROBE_WORD}
@@ -143,7 +160,10 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     ``book``."""
     others = _new(played, start, param, MAX_PLAYED)
     proposed = await proposed_values(tool, engine, start, param)
+    texts = [str(start.arguments[param]), *others, *proposed]
     values = list(dict.fromkeys([*others, *proposed]))
+    values += [w for w in _new(words_of(texts), start, param, len(values) + MAX_WORDS)
+               if w not in values][:MAX_WORDS]
     calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(inv) for inv in calls))
     tried = tuple((inv, seen(obs, engine.scrubber)) for inv, obs in zip(calls, raw))
@@ -162,5 +182,5 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     return probe
 
 
-__all__ = ["MAX_PARAMS", "MAX_VALUES", "ValueProbe", "probe_values",
-           "proposed_values", "unacted", "values_schema"]
+__all__ = ["MAX_PARAMS", "MAX_VALUES", "MAX_WORDS", "ValueProbe", "probe_values",
+           "proposed_values", "unacted", "values_schema", "words_of"]

@@ -113,13 +113,16 @@ def compact_grammar(schema: Any) -> str:
 
 
 def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int, poll: int,
-                   speculative: str) -> Any:
+                   speculative: str, cache_reuse: int = 0) -> Any:
     """The runtime's settings for ``parallel`` slots of ``n_ctx`` tokens each (what the
-    embedded model runs with; ``bench/bench_ceiling.py`` varies them)."""
+    embedded model runs with; ``bench/bench_ceiling.py`` varies them). ``cache_reuse``: the
+    smallest run of cached tokens reused after the first difference by shifting it (llama.cpp's
+    ``--cache-reuse``; 0: off; ``bench/bench_cache_reuse.py`` measures it)."""
     params = xlc.CommonParams()
     params.model.path = str(path)
     params.n_ctx = n_ctx * parallel
     params.n_parallel = parallel
+    params.n_cache_reuse = cache_reuse
     params.verbosity = -1
     params.use_jinja = True   # the model's own template (native tool calls)
     cpus = [params.cpuparams, params.cpuparams_batch]
@@ -146,8 +149,9 @@ class EmbeddedLM(LM):
     def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
                  cache_prompt: bool = True, speculative: str | None = None,
-                 compact_json: bool | None = None) -> None:
+                 compact_json: bool | None = None, cache_reuse: int = 0) -> None:
         super().__init__()
+        self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
         record = self.spec.record
@@ -215,7 +219,8 @@ class EmbeddedLM(LM):
                     raise LMError("the embedded model needs xllamacpp: pip install "
                                   "xllamacpp==2026.10.11549") from exc
                 params = runtime_params(xlc, self.model_path(), self.n_ctx, self.parallel,
-                                        self.threads, self.poll, self.speculative)
+                                        self.threads, self.poll, self.speculative,
+                                        self.cache_reuse)
                 self._server = xlc.Server(params)
             return self._server
 

@@ -15,7 +15,7 @@ from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, facts_doc
 from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE, USES, VALUE_PROBES
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
-from play2prompt.evidence.values import ValueProbe, unacted
+from play2prompt.evidence.values import ValueProbe, unacted, words_of
 from play2prompt.lm.fake import FakeLM, prompt_text
 from play2prompt.method.play import Attempt, PlayResult
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -168,3 +168,13 @@ def test_a_value_fact_needs_values_acted_on_and_values_alike():
     assert "For example: 'weight loss'." in book.sentences("goal")
     book.add(ValueProbe("goal", ("lose",), ("weight loss",), tried).fact())
     assert not any(s.startswith("For example") for s in book.sentences("goal"))
+
+
+def test_the_words_of_a_phrase_are_tried_after_the_proposals(make_engine):
+    """The 1.5B proposed "weight_loss" and such; the call's own "lose weight" holds "lose"."""
+    gen, book, prober = _probe(make_engine, _needs(), {"weight": 70, "goal": "lose weight"},
+                               gen=_generator(("weight_loss", "weight_gain")))
+    assert book.acted_on("goal") == ("lose", "gain")
+    tried = [inv.arguments["goal"] for p, inv, _ in prober.probed if p == "goal"]
+    assert tried.index("weight_gain") < tried.index("lose")
+    assert words_of(["lose weight", "weight_gain", "cut", "10 kg"]) == ["lose", "weight", "gain"]
