@@ -293,8 +293,10 @@ async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
            for (names, call), (obs, works) in zip(calls, raw)]
     facts = list({(f.param, f.values): f for r in reversed(out) if r.works
                   for f in length_fact(start, error, r.invocation, r.observation)}.values())
-    for fact in facts:
-        book.add(fact)
+    have = {(f.param, f.values) for f in book.facts if f.kind == "rule"}
+    for fact in facts:      # one fact a bound: a second failing call shows it again
+        if (fact.param, fact.values) not in have:
+            book.add(fact)
     failed = Observation(False, None, error, "exception")
     halved = {f.param for f in book.facts if f.kind == "rule" and f.values[:1] == (MAX,)}
     for r in list(out) if not facts else ():

@@ -100,6 +100,14 @@ def test_a_number_the_list_bounds_is_a_fact_and_a_repaired_call(make_engine, exe
         "years": {"type": "integer"}, "inflation": {"type": "array", "items": {"type": "number"}}}}
     tool = Tool("future_value", "", schema, {"callable": "future_value"})
     assert "at least `years` items" in facts_doc(tool, book).params["inflation"]
+    # a second failing call shows the bound again: still one fact
+    again = Invocation("future_value", {"initial": 1000, "contribution": 100, "years": 30,
+                                        "rate": 0.05, "inflation": [0.01, 0.02, 0.03, 0.04]})
+    failed = asyncio.run(prober.engine.runtime.run(again))
+    asyncio.run(prober._reshape([PlayResult(None, None, (Attempt(again, failed, -1, "f"),),
+                                            "k")]))
+    assert any(r.invocation.arguments["years"] == 4 for r in prober.repaired)
+    assert len([f for f in _rules(book, "inflation") if f.values[:1] == (LENGTH,)]) == 1
     # the list explains the error: no halving of years
     assert not [f for f in _rules(book, "years") if f.values[:1] == (MAX,)]
 
