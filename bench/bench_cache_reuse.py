@@ -3,17 +3,21 @@ reused by shifting them) saves on the tool-set check's prompts, and whether it c
 
     python bench/bench_cache_reuse.py                      # runs/bfcl-a-val, the 1.5B
     python bench/bench_cache_reuse.py --run runs/base --reuse 0 256 --queries 8 --trials 4
+    python bench/bench_cache_reuse.py --reuse 0 --parallel 2 1     # slots instead
 
 The tool-set check (``method/tool_set_check.py``) asks every tool's verified examples with all
 tools shown, then again in trial rounds where one tool's doc is changed (undone, or a proposal
 shown). The tools are the prompt's prefix, so a tool changed in the middle of 31 makes the
 plain prompt cache (the longest matching prefix) recompute everything after it; with cache
-reuse, the tools after it are shifted, not recomputed.
+reuse, the tools after it are shifted, not recomputed. Each of the model's slots computes a
+changed prefix for itself, so ``--parallel`` compares slot counts too (one slot computes it
+once, and generates a little slower).
 
 This replays that shape: the run's shipped tools (``tools.optimized.json``) and its verified
 requests (``run.db``), a first round with every tool as shipped, then ``--trials`` rounds each
 with one tool (spread over the list) shown blank, the requests of a round asked concurrently on
-the model's slots. For each ``--reuse`` value the runtime is loaded afresh. Reported: wall
+the model's slots. For each ``--reuse`` value and ``--parallel`` count the runtime is loaded
+afresh. Reported: wall
 seconds, prompt tokens sent and those the runtime took from its cache, and how many answers
 differ from the first setting's (cache reuse shifts positions: the logits are not bit-equal).
 Run it on a quiet machine.
@@ -78,9 +82,9 @@ async def ask(lm: EmbeddedLM, tools: list[dict[str, Any]], queries: list[str]
     return list(await asyncio.gather(*(one(q) for q in queries)))
 
 
-async def measure(model: str, reuse: int, plan: list[list[dict[str, Any]]], queries: list[str]
-                  ) -> dict[str, Any]:
-    lm = EmbeddedLM(model, cache_reuse=reuse)
+async def measure(model: str, reuse: int, parallel: int, plan: list[list[dict[str, Any]]],
+                  queries: list[str]) -> dict[str, Any]:
+    lm = EmbeddedLM(model, cache_reuse=reuse, parallel=parallel)
     await asyncio.to_thread(lm.load)
     start = time.perf_counter()
     answers, sent, cached = [], 0, 0
@@ -91,7 +95,7 @@ async def measure(model: str, reuse: int, plan: list[list[dict[str, Any]]], quer
             cached += hit
     wall = time.perf_counter() - start
     lm.close()
-    return {"reuse": reuse, "wall_s": round(wall, 1), "prompt_tokens": sent,
+    return {"reuse": reuse, "parallel": parallel, "wall_s": round(wall, 1), "prompt_tokens": sent,
             "cached_tokens": cached, "answers": answers}
 
 
@@ -100,20 +104,22 @@ def main() -> None:
     ap.add_argument("--run", type=Path, default=Path("runs/bfcl-a-val"))
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--reuse", type=int, nargs="+", default=[0, 256])
+    ap.add_argument("--parallel", type=int, nargs="+", default=[2])
     ap.add_argument("--queries", type=int, default=8)
     ap.add_argument("--trials", type=int, default=4)
     args = ap.parse_args()
     tools, queries = load(args.run, args.queries)
     plan = rounds(tools, args.trials)
     print(f"{len(tools)} tools, {len(queries)} requests, {len(plan)} rounds")
-    results = [asyncio.run(measure(args.model, r, plan, queries)) for r in args.reuse]
+    results = [asyncio.run(measure(args.model, r, p, plan, queries))
+               for p in args.parallel for r in args.reuse]
     first = results[0]["answers"]
-    print("| cache reuse | wall s | prompt tokens | from cache | answers differing |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| slots | cache reuse | wall s | prompt tokens | from cache | answers differing |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for r in results:
         differ = sum(a != b for a, b in zip(r["answers"], first))
-        print(f"| {r['reuse']} | {r['wall_s']} | {r['prompt_tokens']} | {r['cached_tokens']} "
-              f"| {differ} of {len(first)} |")
+        print(f"| {r['parallel']} | {r['reuse']} | {r['wall_s']} | {r['prompt_tokens']} | "
+              f"{r['cached_tokens']} | {differ} of {len(first)} |")
 
 
 if __name__ == "__main__":
