@@ -273,13 +273,19 @@ async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[Pl
     return out
 
 
-async def _run(engine: Engine, book: FactBook, call: Invocation, probed: str | None
-               ) -> tuple[Observation, bool]:
-    """Run one call of a probe (through the runtime, so consent holds) and read it."""
-    obs = seen(await engine.runtime.run(call), engine.scrubber)
-    works = code_verdict(obs)[0] == 0
-    evidence_for(engine.config).fact_reader.observe(book, call, obs, None if works else probed)
-    return obs, works
+async def _run_all(engine: Engine, book: FactBook, start: Invocation,
+                   calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
+    """Run ``calls`` (through the runtime, so consent holds) together, then read each, in
+    order: a call that failed, changed in one argument, is read as a probe of it."""
+    raw = await asyncio.gather(*(engine.runtime.run(call) for _, call in calls))
+    out = []
+    for (names, call), got in zip(calls, raw):
+        obs = seen(got, engine.scrubber)
+        works = code_verdict(obs)[0] == 0
+        probed = None if works or len(names) != 1 else names[0]
+        evidence_for(engine.config).fact_reader.observe(book, call, obs, probed)
+        out.append(Reshaped(start, names, call, obs, works))
+    return out
 
 
 async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation, error: str,
@@ -287,25 +293,27 @@ async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
     """Run the resized calls of ``start``, which failed with an index error: the lengths
     they show are facts; a number set to 1 that ran where no list explains the error is
     halved towards the value that failed, to the largest that runs (:mod:`.lengths`)."""
-    raw = await asyncio.gather(*(_run(engine, book, call, names[0] if len(names) == 1
-                                      else None) for names, call in calls))
-    out = [Reshaped(start, names, call, obs, works)
-           for (names, call), (obs, works) in zip(calls, raw)]
+    out = await _run_all(engine, book, start, calls)
     facts = list({(f.param, f.values): f for r in reversed(out) if r.works
                   for f in length_fact(start, error, r.invocation, r.observation)}.values())
     have = {(f.param, f.values) for f in book.facts if f.kind == "rule"}
     for fact in facts:      # one fact a bound: a second failing call shows it again
         if (fact.param, fact.values) not in have:
             book.add(fact)
-    failed = Observation(False, None, error, "exception")
+    failed = seen(Observation(False, None, error, "exception"), engine.scrubber)
     halved = {f.param for f in book.facts if f.kind == "rule" and f.values[:1] == (MAX,)}
     for r in list(out) if not facts else ():
-        (param,) = r.params if len(r.params) == 1 else ("",)
-        if r.works and param not in halved and \
-                r.invocation.arguments.get(param) == 1 != start.arguments[param]:
+        if len(r.params) != 1 or r.params[0] in halved or not r.works:
+            continue
+        param = r.params[0]
+        if r.invocation.arguments.get(param) == 1 != start.arguments.get(param):
             halved.add(param)
-            done, fact = await largest(lambda c, p=param: _run(engine, book, c, p), start,
-                                       failed, param)
+
+            async def run(call: Invocation, p: str = param) -> tuple[Observation, bool]:
+                (one,) = await _run_all(engine, book, start, [((p,), call)])
+                return one.observation, one.works
+
+            done, fact = await largest(run, start, failed, param)
             out += [Reshaped(start, (param,), c, o, code_verdict(o)[0] == 0) for c, o in done]
             if fact is not None:
                 book.add(fact)
@@ -316,14 +324,7 @@ async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation
                    calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
     """Run the reshaped calls of ``start`` (through the runtime, so consent holds), read
     them, and record the type each shows."""
-    raw = await asyncio.gather(*(engine.runtime.run(call) for _, call in calls))
-    out = []
-    for (names, call), got in zip(calls, raw):
-        obs = seen(got, engine.scrubber)
-        works = code_verdict(obs)[0] == 0
-        probed = None if works or len(names) != 1 else names[0]
-        evidence_for(engine.config).fact_reader.observe(book, call, obs, probed)
-        out.append(Reshaped(start, names, call, obs, works))
+    out = await _run_all(engine, book, start, calls)
     coded: set[str] = set()    # one code fact a parameter: the first form that ran
     for r in _showing(out):
         for name in r.params:
