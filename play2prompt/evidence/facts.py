@@ -92,13 +92,14 @@ def _sentence(text: str) -> str:
     return (text[: MAX_TEXT - 1].rstrip() + "...") if len(text) > MAX_TEXT else text + "."
 
 
-def _evidence(inv: Invocation, obs: Observation) -> str:
+def evidence_of(inv: Invocation, obs: Observation) -> str:
+    """A fact's evidence: the call and what the tool said, each bounded."""
     return f"{inv.to_python()[:200]} -> {obs.render(200)}"
 
 
 def _made(inv: Invocation, obs: Observation) -> dict[str, str]:
     """The provenance fields of a fact shown by executing ``inv``."""
-    return {"evidence": _evidence(inv, obs), "call": inv.key()}
+    return {"evidence": evidence_of(inv, obs), "call": inv.key()}
 
 
 def describe_output(output: Any) -> str:

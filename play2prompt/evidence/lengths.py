@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import Fact
+from play2prompt.evidence.facts import Fact, evidence_of
 from play2prompt.tools.model import Invocation, Observation
 
 MAX_ITEMS = 60       # a list is made at most this long to match a number
@@ -89,7 +89,7 @@ def length_fact(start: Invocation, error: str, call: Invocation, obs: Observatio
     before, after = start.arguments, call.arguments
     changed = [p for p in after if after[p] != before.get(p)]
     lists = {p: v for p, v in before.items() if isinstance(v, list) and v}
-    shown = f"{call.to_python()[:200]} -> {obs.render(200)}"
+    shown = evidence_of(call, obs)
     failed = index_error(error) or "an index error"
     if len(changed) == 1 and _whole(before.get(changed[0])):
         count = changed[0]
@@ -140,7 +140,7 @@ async def largest(run: Callable[[Invocation], Awaitable[tuple[Observation, bool]
     if bad - good != 1:
         return done, None
     call, obs = last
-    shown = f"{call.to_python()[:200]} -> {obs.render(200)}"
+    shown = evidence_of(call, obs)
     return done, Fact(param, "rule", f"{param} takes at most {good}: {bad} failed "
                       f"({index_error(obs.error or '')}).", (MAX, str(good)), shown, call.key())
 

@@ -33,7 +33,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, seen
+from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import Reshaped, reshape
 from play2prompt.evidence.values import probe_values, unacted
@@ -190,7 +190,7 @@ def found_with(param: str, start: Invocation, probe: Invocation, obs: Observatio
     after = (f"with {param}={probe.arguments[param]!r}" if param in probe.arguments
              else f"without {param}")
     text = f"With {param}={before!r} the tool found nothing; {after} it found results."
-    return Fact(param, "rule", text, (), f"{probe.to_python()[:200]} -> {obs.render(200)}",
+    return Fact(param, "rule", text, (), evidence_of(probe, obs),
                 probe.key())
 
 

@@ -34,7 +34,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import mentions, words
-from play2prompt.evidence.facts import Fact, FactBook, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
 from play2prompt.evidence.lengths import MAX, index_error, largest, length_fact, resized
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.play import PlayResult, code_verdict
@@ -211,7 +211,7 @@ def type_fact(param: str, value: Any, inv: Invocation, obs: Observation) -> Fact
         said += f" of {_ITEMS[item]}"
     return Fact(param, "param", f"{param} takes {said}.",
                 (RAN, kind, item) if item else (RAN, kind),
-                f"{inv.to_python()[:200]} -> {obs.render(200)}", inv.key())
+                evidence_of(inv, obs), inv.key())
 
 
 @dataclass(frozen=True)
@@ -351,7 +351,7 @@ def parts_fact(param: str, r: Reshaped) -> Fact | None:
     count = len(after.split(sep))
     text = (f"{param} takes a text of {count} parts separated by {sep!r}, like {after!r} "
             f"(not {before!r}).")
-    shown = f"{r.invocation.to_python()[:200]} -> {r.observation.render(200)}"
+    shown = evidence_of(r.invocation, r.observation)
     return Fact(param, "rule", text, ("parts", sep, str(count)), shown, r.invocation.key())
 
 
@@ -369,7 +369,7 @@ def code_fact(param: str, r: Reshaped) -> Fact | None:
     after = r.invocation.arguments.get(param)
     if not (r.works and _as_code(param, r)):
         return None
-    shown = f"{r.invocation.to_python()[:200]} -> {r.observation.render(200)}"
+    shown = evidence_of(r.invocation, r.observation)
     return Fact(param, "rule", f"{param} takes Python code that the tool evaluates, such as "
                 f"{after!r}.", ("code", after), shown, r.invocation.key())
 

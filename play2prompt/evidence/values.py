@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import ACTS_ON, PROBE_WORD, Fact, FactBook, seen
+from play2prompt.evidence.facts import ACTS_ON, PROBE_WORD, Fact, FactBook, evidence_of, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import canonical, derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -79,7 +79,7 @@ class ValueProbe:
                 f"word.")
         inv, obs = next((i, o) for i, o in self.tried if i.arguments[self.param] == self.acted[0])
         return Fact(self.param, "rule", text, (ACTS_ON, *self.acted),
-                    f"{inv.to_python()[:200]} -> {obs.render(200)}", inv.key())
+                    evidence_of(inv, obs), inv.key())
 
 
 def _listed(values: Sequence[str], word: str) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import Fact, seen
+from play2prompt.evidence.facts import Fact, evidence_of, seen
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
@@ -104,13 +104,13 @@ def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> 
     shown = json.dumps(value, ensure_ascii=False)
     return Fact(param, "rule", f"Optional; defaults to {shown} (a call without it gave the "
                 f"same result as {param}={shown}).", ("default", shown),
-                f"{call.to_python()[:200]} -> {obs.render(200)}", call.key())
+                evidence_of(call, obs), call.key())
 
 
 def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
     word = "Negative" if value < 0 else "Positive"
     return Fact(param, "rule", f"{word} values work too (e.g. {param}={value}).",
-                ("sign", str(value)), f"{call.to_python()[:200]} -> {obs.render(200)}",
+                ("sign", str(value)), evidence_of(call, obs),
                 call.key())
 
 
