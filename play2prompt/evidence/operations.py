@@ -22,7 +22,7 @@ catalogue's order among equals.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +62,12 @@ def _operation(entry: Mapping[str, Any], names: Mapping[str, str]) -> Operation:
                      frozenset(names.values()))
 
 
-def candidates(tool: Tool) -> list[Operation]:
+def candidates(tool: Tool, must: Collection[str] = frozenset()) -> list[Operation]:
     """The catalogue's operations over ``tool``'s parameters, by their JSON types: each
     one-parameter operation on each parameter, each two-parameter one on each ordered pair
-    (one order where the operation commutes), at most :data:`MAX_EXPRESSIONS`."""
+    (one order where the operation commutes); of those that take every parameter of
+    ``must``, at most :data:`MAX_EXPRESSIONS` (the cap after the filter: a tool of many
+    parameters otherwise lost the pairs of its last ones before they were looked at)."""
     table = words(FILE)
     kinds = {n: KINDS.get(str((s or {}).get("type"))) for n, s in tool.properties.items()
              if n.isidentifier() and not keyword.iskeyword(n)}
@@ -78,7 +80,7 @@ def candidates(tool: Tool) -> list[Operation]:
             for entry in table.get(f"{kinds[a]},{kinds[b]}", []):
                 if not (entry.get("commutes") and j < i):
                     out.append(_operation(entry, {"a": a, "b": b}))
-    return out[:MAX_EXPRESSIONS]
+    return [op for op in out if set(must) <= op.uses][:MAX_EXPRESSIONS]
 
 
 def needed(tool: Tool, cases: Sequence[tuple[str, Mapping[str, Any], Any]]) -> set[str]:
@@ -95,8 +97,7 @@ def known_operation(tool: Tool, cases: Sequence[tuple[str, Mapping[str, Any], An
                     ) -> tuple[Operation, formula.Check] | None:
     """The catalogue operation that takes every :func:`needed` parameter and gives
     ``cases``' outputs (each: the call as Python, its arguments, its output), or None."""
-    must = needed(tool, cases)
-    ops = [op for op in candidates(tool) if must <= op.uses]
+    ops = candidates(tool, needed(tool, cases))
     args = [a for _, a, _ in cases]
     best: tuple[Operation, formula.Check] | None = None
     for start in range(0, len(ops), CHUNK):

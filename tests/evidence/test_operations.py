@@ -17,7 +17,12 @@ from play2prompt.evidence.names import (
     KNOWN_OPERATIONS,
     USES,
 )
-from play2prompt.evidence.operations import candidates, known_description, needed
+from play2prompt.evidence.operations import (
+    MAX_EXPRESSIONS,
+    candidates,
+    known_description,
+    needed,
+)
 from play2prompt.method.discovery import DESCRIBES
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -90,6 +95,18 @@ def test_candidates_follow_the_parameters_types_and_try_one_order_of_what_commut
     assert "a - b" in ops and "b - a" in ops
     assert "statistics.mean(xs)" in ops and "statistics.mean(a)" not in ops
     assert "int(s, 2)" in ops and not any("not-a-name" in op for op in ops)
+
+
+def test_the_cap_counts_only_operations_that_take_the_needed_parameters():
+    """Twelve numbers give more ordered pairs than the cap: those of the last two, which the
+    calls varied, are still tried."""
+    props = {f"p{i}": {"type": "number"} for i in range(12)}
+    tool = Tool("t", "", {"type": "object", "properties": props})
+    assert len(candidates(tool)) == MAX_EXPRESSIONS
+    assert not any(op.uses == {"p10", "p11"} for op in candidates(tool))
+    ops = candidates(tool, {"p10", "p11"})
+    assert ops and all({"p10", "p11"} <= op.uses for op in ops)
+    assert "p10 * p11" in [op.python for op in ops]
 
 
 def test_a_call_the_expression_raises_on_is_outside_its_domain_not_a_miss():
