@@ -83,9 +83,8 @@ def resized(inv: Invocation) -> list[tuple[tuple[str, ...], Invocation]]:
 def length_fact(start: Invocation, error: str, call: Invocation, obs: Observation
                 ) -> list[Fact]:
     """What ``call`` (a resized ``start``, which failed with ``error``, that ran) shows
-    about lengths: a list that needs at
-    least as many items as a number says; lists that need the same length. Empty for an
-    index probe (a number set to 1 that no list bounds)."""
+    about lengths: a list that needs at least as many items as a number says; lists that
+    need the same length. Empty for an index probe (a number set to 1 that no list bounds)."""
     before, after = start.arguments, call.arguments
     changed = [p for p in after if after[p] != before.get(p)]
     lists = {p: v for p, v in before.items() if isinstance(v, list) and v}
