@@ -15,7 +15,7 @@ tries other rates where the tool wanted fewer years). Two shapes are tried (:fun
   executions, to the largest that runs.
 
 A resized call that runs is a repaired call (a valid call found by code). It gives a
-``rule`` fact (:func:`length_fact`, :func:`largest_fact`): "inflation_rate takes at least
+``rule`` fact (:func:`length_fact`, :func:`largest`): "inflation_rate takes at least
 `years` items (one for each): years=20 with 3 items failed (list index out of range); years=3
 ran.", valued ``("length", "years")``; "activity_level takes at most 5: 6 failed (list index
 out of range).", valued ``("max", "5")``. The errors that count are data

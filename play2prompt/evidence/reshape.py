@@ -255,21 +255,22 @@ async def reshape(tool: Tool, engine: Engine, book: FactBook, plays: Sequence[Pl
     calls = [(a.invocation, a.observation) for p in plays for a in p.attempts
              if a.invocation is not None]
     calls += [(inv, obs) for inv, obs in probed if evaluated(inv, obs.error or "")]
-    errors = {inv.key(): obs.error or "" for inv, obs in calls if inv is not None}
+    observed = {inv.key(): obs for inv, obs in calls if inv is not None}
     seen_keys = set(tried)
     out: list[Reshaped] = []
     for inv in failing(calls, done)[:MAX_CALLS]:
         done.add(inv.key())
-        error = errors[inv.key()]
+        error = observed[inv.key()].error or ""
         index = bool(index_error(error)) and not type_shape(error)[0]
         variants = [(names, call) for names, call in (resized(inv) if index
                                                       else reshaped(inv, error))
                     if call.key() not in seen_keys][:MAX_RESHAPES]
         seen_keys.update(call.key() for _, call in variants)
         if index:
-            out += await _resize(tool, engine, book, inv, error, variants)
+            out += await _resize(engine, book, inv,
+                                 seen(observed[inv.key()], engine.scrubber), variants)
         else:
-            out += await _execute(tool, engine, book, inv, variants)
+            out += await _execute(engine, book, inv, variants)
     return out
 
 
@@ -288,19 +289,20 @@ async def _run_all(engine: Engine, book: FactBook, start: Invocation,
     return out
 
 
-async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation, error: str,
+async def _resize(engine: Engine, book: FactBook, start: Invocation, failed: Observation,
                   calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
-    """Run the resized calls of ``start``, which failed with an index error: the lengths
-    they show are facts; a number set to 1 that ran where no list explains the error is
-    halved towards the value that failed, to the largest that runs (:mod:`.lengths`)."""
+    """Run the resized calls of ``start``, which failed with an index error (``failed``,
+    scrubbed): the lengths they show are facts; a number set to 1 that ran where no list
+    explains the error is halved towards the value that failed, to the largest that runs
+    (:mod:`.lengths`)."""
     out = await _run_all(engine, book, start, calls)
     facts = list({(f.param, f.values): f for r in reversed(out) if r.works
-                  for f in length_fact(start, error, r.invocation, r.observation)}.values())
+                  for f in length_fact(start, failed.error or "", r.invocation,
+                                       r.observation)}.values())
     have = {(f.param, f.values) for f in book.facts if f.kind == "rule"}
     for fact in facts:      # one fact a bound: a second failing call shows it again
         if (fact.param, fact.values) not in have:
             book.add(fact)
-    failed = seen(Observation(False, None, error, "exception"), engine.scrubber)
     halved = {f.param for f in book.facts if f.kind == "rule" and f.values[:1] == (MAX,)}
     for r in list(out) if not facts else ():
         if len(r.params) != 1 or r.params[0] in halved or not r.works:
@@ -320,7 +322,7 @@ async def _resize(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
     return out
 
 
-async def _execute(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
+async def _execute(engine: Engine, book: FactBook, start: Invocation,
                    calls: Sequence[tuple[tuple[str, ...], Invocation]]) -> list[Reshaped]:
     """Run the reshaped calls of ``start`` (through the runtime, so consent holds), read
     them, and record the type each shows."""

@@ -162,8 +162,7 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     proposed = await proposed_values(tool, engine, start, param)
     texts = [str(start.arguments[param]), *others, *proposed]
     values = list(dict.fromkeys([*others, *proposed]))
-    values += [w for w in _new(words_of(texts), start, param, len(values) + MAX_WORDS)
-               if w not in values][:MAX_WORDS]
+    values += _new([w for w in words_of(texts) if w not in values], start, param, MAX_WORDS)
     calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(inv) for inv in calls))
     tried = tuple((inv, seen(obs, engine.scrubber)) for inv, obs in zip(calls, raw))
