@@ -394,6 +394,10 @@ def set_entry(result: ToolResult, propose: bool) -> SetEntry:
 
 
 def stored_cases(engine: Engine, results: Mapping[str, ToolResult]) -> list[SetCase]:
-    """The verified examples of the run's tools, as :func:`log_split` stored them."""
+    """The verified examples of the run's tools, as :func:`log_split` stored them, tool by
+    tool in the run's order (not the order the tools finished in, which depends on
+    concurrency: a trial that stops early asks its first cases only)."""
+    order = {name: i for i, name in enumerate(results)}
+    rows = [r for r in engine.store.candidates(stage="split") if r["tool"] in order]
     return [SetCase(row["tool"], Example.from_dict(row["payload"]), row["state"] == "held-out")
-            for row in engine.store.candidates(stage="split") if row["tool"] in results]
+            for row in sorted(rows, key=lambda r: order[r["tool"]])]
