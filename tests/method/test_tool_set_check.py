@@ -11,6 +11,7 @@ from play2prompt.config import preset
 from play2prompt.errors import UserError
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.tool_set_check import (
+    UNDO_MARGIN,
     SetCase,
     SetEntry,
     check_tool_set,
@@ -100,41 +101,63 @@ def test_a_change_the_set_needs_is_kept_and_a_clean_set_costs_one_round(tools, m
 
 def test_a_trial_stops_once_it_cannot_win_asking_the_set_s_wrong_answers_first(
         tools, make_engine):
-    """Loan's change gets 5 of its 6 (held-out) examples right; undone it would need all 6.
-    The one the set gets wrong is asked first, is wrong again, and decides the trial: one
-    request instead of six, and the same decision a full round gives."""
+    """Loan's change gets 4 of its 6 (held-out) examples right; undone it would need all 6
+    (two more, :data:`UNDO_MARGIN`). A case the set gets wrong is asked first, is wrong again,
+    and decides the trial: one request instead of six, and the same decision a full round
+    gives."""
+    assert UNDO_MARGIN == 2
     loan, units = tools
     engine = make_engine([loan, units], FakeLM())
     cases = _cases(engine, n=6, held=range(6))
-    hard = cases[3].example.query
-    task = _task(lambda docs, q: None if "CLEAR" in docs and q != hard else "convert_units")
+    hard = {cases[3].example.query, cases[4].example.query}
+    task = _task(lambda docs, q: None if "CLEAR" in docs and q not in hard else "convert_units")
     task.max_concurrency = 1
     engine.task_model = task
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
-    assert (decision.counted, decision.with_change, decision.undone) == (6, 5, False)
+    assert (decision.counted, decision.with_change, decision.undone) == (6, 4, False)
     assert decision.inexact == "without" and decision.without == 5       # 0 + 5 unasked
     assert "at most 5 of 6" in decision.reason()
     trial = task.requests[len(cases):]
-    assert [r.messages[-1]["content"] for r in trial] == [hard]
-    assert check.before == check.after == 5 / 6
+    assert [r.messages[-1]["content"] for r in trial] == [cases[3].example.query]
+    assert check.before == check.after == 4 / 6
 
 
-def test_a_tools_own_training_examples_do_not_count_and_a_tie_keeps_the_change(
+def test_a_change_is_undone_only_when_the_set_gets_two_more_right_without_it(
         tools, make_engine):
-    """Right only with the change on the examples its doc was chosen on, wrong on its held-out
-    one either way: the counted examples tie, and a tie keeps the change (its cost to the
-    others is what the check looks for)."""
+    """Units' rewrite draws some of loan's held-out requests: one drawn is a one-example
+    difference and keeps the change (noise, as for a demo more); two drawn undo it."""
     loan, units = tools
     engine = make_engine([loan, units], FakeLM())
-    cases = _cases(engine, held=(3,))
+    cases = _cases(engine, n=6, held=range(6))
+    for drawn, undone in ((1, False), (2, True)):
+        lost = {c.example.query for c in cases[:drawn]}
+        engine.task_model = _task(lambda docs, q, lost=lost:
+                                  "convert_units" if "GREEDY" in docs and q in lost else None)
+        check = asyncio.run(check_tool_set(engine, [_entry(loan), _entry(units, "GREEDY")],
+                                           cases))
+        (decision,) = check.decisions
+        assert (decision.with_change, decision.without) == (6 - drawn, 6), drawn
+        assert decision.undone is undone and check.undone == (("convert_units",) if undone
+                                                              else ())
+        assert check.after == (1.0 if undone else 5 / 6)
+
+
+def test_a_tools_own_training_examples_do_not_count(tools, make_engine):
+    """Right only with the change on the examples its doc was chosen on, wrong on its two
+    held-out ones either way: only those two count, the first asked is wrong again, and the
+    trial stops (it can no longer get two more right): the change is kept."""
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine, held=(2, 3))
     train_queries = {c.example.query for c in cases if not c.held_out}
     engine.task_model = _task(lambda docs, q: None if "CLEAR" in docs and q in train_queries
                               else "convert_units")
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
-    assert decision.counted == 1 and (decision.with_change, decision.without) == (0, 0)
-    assert not decision.undone and check.undone == () and check.before == check.after == 0.75
+    assert decision.counted == 2 and (decision.with_change, decision.without) == (0, 1)
+    assert decision.inexact == "without"     # at most 1: one asked (wrong), one unasked
+    assert not decision.undone and check.undone == () and check.before == check.after == 0.5
 
 
 def test_cases_are_picked_per_tool_held_out_first(tools, make_engine):
@@ -217,9 +240,11 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
     assert check["adopted"] == []   # always a call to the last tool: no proposal helps
     assert check["undone"] == [] and result.stats["set_check"] == check   # ties: kept
     asked = len([r for r in task.requests if len(r.tools) > 1])
-    # one full round, then each trial asks its counted cases (every answer wrong: only the
-    # last could decide it) and none of the tool's own training cases (the trial lost)
-    assert asked == check["cases"] + sum(d["counted"] for d in check["decisions"])
+    # one full round, then each trial asks its counted cases until it can no longer win by
+    # UNDO_MARGIN (every answer wrong: all but the last one) and none of the tool's own
+    # training cases (the trial lost)
+    assert asked == check["cases"] + sum(max(0, d["counted"] - UNDO_MARGIN + 1)
+                                         for d in check["decisions"])
     assert all(d["counted"] < check["cases"] for d in check["decisions"])
     # resumed: the stored outcome stands, no task-model request is made again
     again = _WrongInASet()
