@@ -12,6 +12,7 @@ driver (:mod:`play2prompt.opening`) and in every Ray worker (:mod:`play2prompt.d
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -51,6 +52,7 @@ class Engine:
     reporter: Reporter
     calibration: Calibration
     trace: Trace = field(default_factory=NullTrace)  # the steps' candidates
+    uses: Counter[str] = field(default_factory=Counter)  # evidence components' calls, by name
 
     @property
     def llm_judge(self) -> bool:
@@ -71,11 +73,12 @@ class Engine:
     def for_tool(self, name: str, count_calls: bool = False) -> Engine:
         """A view whose LM calls are tagged with the tool's name (per-tool accounting).
         ``count_calls``: each answered LLM request advances the reporter's count of the tool
-        by one (the progress of a method whose steps are its calls)."""
+        by one (the progress of a method whose steps are its calls). The view counts the
+        evidence components' calls afresh (``uses``: the tool's own)."""
         on_call = partial(self.reporter.advance, name) if count_calls else None
         return replace(self, generator=_tag(self.generator, name, on_call),
                        task_model=_tag(self.task_model, name, on_call),
-                       doc_generator=_tag(self.doc_generator, name, on_call))
+                       doc_generator=_tag(self.doc_generator, name, on_call), uses=Counter())
 
 
 class StoreTrace:

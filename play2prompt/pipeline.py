@@ -20,7 +20,7 @@ from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
 from play2prompt.evidence.facts import Fact, FactBook, facts_doc
-from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, USES, active
+from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, active
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.discovery import discovered_tool, discovery_stats
@@ -191,7 +191,7 @@ async def rescale_examples(engine: Engine, examples: Sequence[Example], book: Fa
     says a value on the scale the facts give ("5 %" where the tool takes a percentage, and
     the call has 0.05) becomes an example of the rescaled call when it works, else is dropped
     (a ``rescaled`` candidate, kept or dropped); calls stay distinct."""
-    gates = evidence_for(engine.config).request_gates
+    gates = evidence_for(engine).request_gates
     out: list[Example] = []
     for i, ex in enumerate(examples):
         fixed: Example | None = ex
@@ -286,7 +286,7 @@ def seed_facts(engine: Engine, tool: Tool) -> FactBook | None:
     """The facts the run's play starts from for ``tool`` (a refreshed run records them: the
     earlier run's facts still true of the tool), or None."""
     seeds = engine.store.get_meta(Meta.SEED_FACTS) or {}
-    if tool.name not in seeds or not evidence_for(engine.config).uses(FACT_READER):
+    if tool.name not in seeds or not evidence_for(engine).uses(FACT_READER):
         return None
     return FactBook(tool, [Fact.from_dict(f) for f in seeds[tool.name]])
 
@@ -305,6 +305,7 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "probes": len(space.probed),
         "repaired_calls": len(space.prober.repaired),
         "facts": space.book.to_list(),
+        "evidence_calls": dict(sorted(eng.uses.items())),   # each component's calls, by name
         "examples": len(history),
         "verified_examples": len(verified.examples),
         "held_out_examples": len(verified.hold),
@@ -343,7 +344,6 @@ async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[
     cases = pick_cases(stored_cases(engine, results), per_tool)
     if len(entries) < 2 or not cases or not any(e.changed or e.can_propose for e in entries):
         return out
-    USES[SET_CHECK] += 1
     eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
     trials = sum(e.changed or e.can_propose for e in entries)
     eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + trials))

@@ -1,12 +1,14 @@
 """The evidence components (:mod:`play2prompt.evidence.registry` names them): each working one
-counts its calls in :data:`~play2prompt.evidence.registry.USES` and hands over to the code that
-does the work; each ``No...`` twin does what the paper's method does in its place (nothing).
+counts its calls in the engine's ``uses`` (by name, handed to it when it is built) and hands
+over to the code that does the work; each ``No...`` twin does what the paper's method does in
+its place (nothing).
 The method's own types (a prober, a request writer, a reading) are ``Any`` here: this layer
 names none of the method's modules."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,12 +29,19 @@ if TYPE_CHECKING:
     from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 
 
-class ReadFacts:
+class Counted:
+    """A working component: its calls go to ``counts`` (the engine's ``uses``)."""
+
+    def __init__(self, counts: Counter[str]) -> None:
+        self.counts = counts
+
+
+class ReadFacts(Counted):
     """The fact reader: what an execution shows (its error read, its output's shape)."""
 
     def observe(self, book: FactBook, inv: Invocation, obs: Observation,
                 probed: str | None = None) -> None:
-        r.USES[r.FACT_READER] += 1
+        self.counts[r.FACT_READER] += 1
         book.observe(inv, obs, probed)
 
 
@@ -42,18 +51,19 @@ class NoFacts:
         return None
 
 
-class RunProbes:
+class RunProbes(Counted):
     """The probes; with ``values`` (the ``value-probes`` component) also the texts a tool acts
     on where it ignored a call's (:mod:`play2prompt.evidence.values`)."""
 
-    def __init__(self, values: bool = False) -> None:
+    def __init__(self, counts: Counter[str], values: bool = False) -> None:
+        super().__init__(counts)
         self.values = values
 
     async def run(self, prober: Any, plays: Any) -> None:
-        r.USES[r.PROBES] += 1
+        self.counts[r.PROBES] += 1
         await prober.run(plays)
         if self.values and await prober.run_values():
-            r.USES[r.VALUE_PROBES] += 1
+            self.counts[r.VALUE_PROBES] += 1
 
 
 class NoProbes:
@@ -61,15 +71,15 @@ class NoProbes:
         return None
 
 
-class Gates:
+class Gates(Counted):
     def problems(self, query: str, tool: Tool, sources: Sequence[str] = (),
                  allowed: str = "", inv: Invocation | None = None,
                  book: FactBook | None = None) -> list[str]:
-        r.USES[r.REQUEST_GATES] += 1
+        self.counts[r.REQUEST_GATES] += 1
         return request_problems(query, tool, sources, allowed, inv, book)
 
     def rescaled(self, query: str, inv: Invocation, book: FactBook) -> Invocation | None:
-        r.USES[r.REQUEST_GATES] += 1
+        self.counts[r.REQUEST_GATES] += 1
         return rescaled(query, inv, book)
 
 
@@ -83,10 +93,10 @@ class NoGates:
         return None
 
 
-class Reread:
+class Reread(Counted):
     async def reread(self, writer: Any, query: str, inv: Invocation,
                      obs: Observation, seed_key: str, book: FactBook) -> Any:
-        r.USES[r.REREAD] += 1
+        self.counts[r.REREAD] += 1
         return await writer.reread(query, inv, obs, seed_key, book)
 
 
@@ -96,11 +106,11 @@ class NoReread:
         return None
 
 
-class Relabel:
+class Relabel(Counted):
     async def relabel(self, writer: Any, query: str, reading: Any,
                       inv: Invocation, seed_key: str, book: FactBook, sources: Sequence[str],
                       previous: str) -> Any:
-        r.USES[r.RELABEL] += 1
+        self.counts[r.RELABEL] += 1
         return await writer.relabel(query, reading, inv, seed_key, book, sources, previous)
 
 
@@ -111,10 +121,10 @@ class NoRelabel:
         return None
 
 
-class CompleteDoc:
+class CompleteDoc(Counted):
     def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
                  reference: ToolDoc) -> ToolDoc:
-        r.USES[r.DOC_COMPLETION] += 1
+        self.counts[r.DOC_COMPLETION] += 1
         return complete_doc(doc, d0, book, reference)
 
 
@@ -124,9 +134,9 @@ class RewriteAsIs:
         return doc
 
 
-class AddFactsDoc:
+class AddFactsDoc(Counted):
     def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]:
-        r.USES[r.FACTS_DOC] += 1
+        self.counts[r.FACTS_DOC] += 1
         return [reference]
 
 
@@ -135,7 +145,7 @@ class NoFactsDoc:
         return []
 
 
-class Describe:
+class Describe(Counted):
     """An undocumented tool described once from its executed calls (no call for a tool with
     a real description: counted only when it asks the generator); with ``check`` (the
     ``describe-check`` component) the description is then verified by running guessed
@@ -143,7 +153,9 @@ class Describe:
     (``known-operations``), where no guess held, a catalogue's operations are run on them
     by code (:mod:`play2prompt.evidence.operations`) and one that holds replaces it."""
 
-    def __init__(self, check: bool = False, operations: bool = False) -> None:
+    def __init__(self, counts: Counter[str], check: bool = False,
+                 operations: bool = False) -> None:
+        super().__init__(counts)
         self.check = check
         self.operations = operations      # known-operations: the catalogue where none held
 
@@ -154,7 +166,7 @@ class Describe:
             return True
         if not any(obs.ok for _, obs in calls):
             return False
-        r.USES[r.DESCRIBE] += 1
+        self.counts[r.DESCRIBE] += 1
         said = await describe_tool(tool, engine, calls)
         for fact in said.facts() if said is not None else ():
             book.add(fact)
@@ -169,10 +181,10 @@ class Describe:
             return False
         held = None
         if self.check:
-            r.USES[r.DESCRIBE_CHECK] += 1
+            self.counts[r.DESCRIBE_CHECK] += 1
             held = await verified_description(tool, engine, calls)
         if held is None and self.operations:
-            r.USES[r.KNOWN_OPERATIONS] += 1
+            self.counts[r.KNOWN_OPERATIONS] += 1
             held = await asyncio.to_thread(known_description, tool, calls)
         if held is not None:
             book.forget(DESCRIBES)

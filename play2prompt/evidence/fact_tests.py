@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typical_value
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
-from play2prompt.evidence.names import FACT_TESTS, USES, active
+from play2prompt.evidence.names import FACT_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import LEFT_OUT, Variant, find_variants
 from play2prompt.method.discovery import described_doc
@@ -184,7 +184,7 @@ class FactTestWriter:
             query = await draft_request(eng, messages, seed_key, "m3-fact", t)
             if not query:
                 continue
-            problems = evidence_for(eng.config).request_gates.problems(
+            problems = evidence_for(eng).request_gates.problems(
                 query, self.tool, [*self.sources, target.rule, note], inv=others, book=book)
             problems += _form_problems(form, value, query, label, others)
             if problems:
@@ -231,7 +231,7 @@ class FactTestWriter:
             query = await draft_request(eng, messages, seed_key, "m3-left-out", t)
             if not query:
                 continue
-            problems = evidence_for(eng.config).request_gates.problems(
+            problems = evidence_for(eng).request_gates.problems(
                 query, self.tool, [*self.reader.sources, note], inv=inv, book=book)
             if says_as_given(param, query):
                 problems.append(f"it speaks of {param.replace('_', ' ')}; leave that out")
@@ -330,7 +330,7 @@ class WriteFactTests:
 
     async def write(self, tool: Tool, engine: Engine, space: ExampleSpace,
                     examples: list[Example]) -> list[Example]:
-        USES[FACT_TESTS] += 1
+        engine.uses[FACT_TESTS] += 1
         return await write_fact_tests(tool, engine, space, examples)
 
 

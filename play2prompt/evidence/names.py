@@ -1,9 +1,7 @@
-"""The evidence components' names, the calls of each counted, and the names a run's settings
-turn on."""
+"""The evidence components' names and the names a run's settings turn on."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 FACT_READER = "fact-reader"        # errors and outputs read into facts (evidence/error_*.py)
@@ -34,8 +32,6 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # (a) stayed at 82.8 %, +1 / -1 against bfcl-a-ver (2026-11-27).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
     DOC_COMPLETION, VALUE_PROBES, KNOWN_OPERATIONS))
-
-USES: Counter[str] = Counter()     # calls of each working component, by name
 
 
 def active(config: Any) -> tuple[str, ...]:

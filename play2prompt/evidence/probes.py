@@ -291,7 +291,7 @@ class Prober:
             works = code_verdict(obs)[0] == 0
             repaired = works and not valid and PROBE_WORD not in inv.arguments.values()
             # a repaired call is a valid call like play's; other probes show only what they vary
-            evidence_for(self.engine.config).fact_reader.observe(
+            evidence_for(self.engine).fact_reader.observe(
                 self.book, inv, obs, None if repaired else (param or None))
             if empty and works and param and \
                     inv.arguments.get(param, _ABSENT) != start.arguments.get(param):

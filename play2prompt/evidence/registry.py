@@ -3,15 +3,16 @@
 A run's components come from its settings (:func:`evidence_for`): each name in
 :data:`EVIDENCE` is either the component that does the work or its ``No...`` twin, which does
 nothing the paper's method would not (no call, no gate, no fact). Every call of a working
-component is counted in :data:`USES` (by name), so a test can pin that a component a run turned
-off was never called.
+component is counted in the engine's ``uses`` (by name; one count per tool, in the tool's
+``stats.evidence_calls``), so a run shows what each component did and a test can pin that a
+component a run turned off was never called.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from play2prompt.evidence import components as c
@@ -28,7 +29,6 @@ from play2prompt.evidence.names import (
     RELABEL,
     REQUEST_GATES,
     REREAD,
-    USES,
     VALUE_PROBES,
     active,
 )
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
            "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "PROBES", "RELABEL",
-           "REQUEST_GATES", "REREAD", "USES", "VALUE_PROBES",
+           "REQUEST_GATES", "REREAD", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
 
@@ -127,25 +127,25 @@ class Evidence:
         return name in self.names
 
 
-def evidence_for(config: Any) -> Evidence:
-    """The evidence components of a run with settings ``config``."""
-    return _build(active(config))
+def evidence_for(engine: Any) -> Evidence:
+    """The evidence components of ``engine``'s run (its settings' names), counting their calls
+    in its ``uses``."""
+    return _build(active(engine.config), engine.uses)
 
 
-@cache
-def _build(names: tuple[str, ...]) -> Evidence:
+def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
     def pick(name: str, on: Any, off: Any) -> Any:
-        return on() if name in names else off()
+        return on(counts) if name in names else off()
 
     return Evidence(
         names,
         pick(FACT_READER, c.ReadFacts, c.NoFacts),
-        c.RunProbes(values=VALUE_PROBES in names) if PROBES in names else c.NoProbes(),
+        c.RunProbes(counts, values=VALUE_PROBES in names) if PROBES in names else c.NoProbes(),
         pick(REQUEST_GATES, c.Gates, c.NoGates),
         pick(REREAD, c.Reread, c.NoReread),
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
-        c.Describe(check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
+        c.Describe(counts, check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
         if DESCRIBE in names else c.NoDescribe(),
     )

@@ -284,7 +284,7 @@ async def _run_all(engine: Engine, book: FactBook, start: Invocation,
         obs = seen(got, engine.scrubber)
         works = code_verdict(obs)[0] == 0
         probed = None if works or len(names) != 1 else names[0]
-        evidence_for(engine.config).fact_reader.observe(book, call, obs, probed)
+        evidence_for(engine).fact_reader.observe(book, call, obs, probed)
         out.append(Reshaped(start, names, call, obs, works))
     return out
 

@@ -166,7 +166,7 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(inv) for inv in calls))
     tried = tuple((inv, seen(obs, engine.scrubber)) for inv, obs in zip(calls, raw))
-    reader = evidence_for(engine.config).fact_reader
+    reader = evidence_for(engine).fact_reader
     acted, alike = [], [str(start.arguments[param])]
     for inv, obs in tried:
         reader.observe(book, inv, obs, param)

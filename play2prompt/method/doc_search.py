@@ -199,7 +199,7 @@ class DocSpace:
                           {n: str(d["params"].get(n, "")).strip() for n in names})
             problems = doc_problems(raw, self.tool.name)
             if not problems:
-                doc = evidence_for(eng.config).doc_completion.complete(
+                doc = evidence_for(eng).doc_completion.complete(
                     raw, self.tool.doc, self.book, self.reference)
                 return DocCandidate(doc, critique)
             eng.trace.candidate(
@@ -230,7 +230,7 @@ async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
     cfg = engine.config
     space = DocSpace(tool, engine, train[: cfg.doc_batch], book, siblings)
     initial = [DocCandidate(tool.doc, kind="original")]
-    for doc in evidence_for(cfg).facts_doc.candidates(tool.doc, space.reference):
+    for doc in evidence_for(engine).facts_doc.candidates(tool.doc, space.reference):
         if DocCandidate(doc).key != initial[0].key:
             initial.append(DocCandidate(doc, "facts from tool play", "facts"))
     settings = cfg.docs

@@ -189,7 +189,7 @@ class ExampleSpace:
         self.failures = list(lines)[-4:]
         self.current = discovered_tool(self.tool, self.book)
         self.prober.tool = self.current       # probes vary the parameters play discovered too
-        await evidence_for(self.engine.config).probes.run(self.prober, self.plays)
+        await evidence_for(self.engine).probes.run(self.prober, self.plays)
         await self._describe()
         self.engine.trace.iteration_ended("example", self.tool.name, iteration)
 
@@ -202,7 +202,7 @@ class ExampleSpace:
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
         calls += [(inv, obs) for _, inv, obs in self.probed]
-        describer = evidence_for(self.engine.config).describe
+        describer = evidence_for(self.engine).describe
         tool = discovered_tool(self.tool, self.book)
         if not self.described:
             self.described = await describer.describe(tool, self.engine, calls, self.book)

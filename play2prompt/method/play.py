@@ -165,7 +165,7 @@ class ToolPlayer:
                 attempts.append(skipped)
                 continue
             obs = seen(await self.engine.runtime.run(inv), self.engine.scrubber)
-            evidence_for(cfg).fact_reader.observe(book, inv, obs)
+            evidence_for(self.engine).fact_reader.observe(book, inv, obs)
             verdict, analysis = await self.judge(inv, obs, seed_key, t, tool)
             attempts.append(Attempt(inv, obs, verdict, analysis))
             if verdict == 0:

@@ -147,7 +147,7 @@ class RequestWriter:
         self.schema = arguments_schema(tool.parameters)
         system, _ = engine.prompts.template("m3")
         self.sources = [system]      # a worked example in m3 must never reach a request
-        self.evidence = evidence_for(engine.config)
+        self.evidence = evidence_for(engine)
 
     async def write(self, inv: Invocation, obs: Observation, seed_key: str, book: FactBook,
                     previous: str = "", advice: str = "") -> Request:

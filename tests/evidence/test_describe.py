@@ -17,7 +17,7 @@ from play2prompt.evidence.describe import (
     verified_description,
 )
 from play2prompt.evidence.facts import facts_doc
-from play2prompt.evidence.names import DESCRIBE, EVIDENCE, USES
+from play2prompt.evidence.names import DESCRIBE, EVIDENCE
 from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.discovery import discovered_tool
@@ -79,7 +79,6 @@ def _run(make_engine, tool: Tool, evidence=EVIDENCE):
     task = FakeLM(default=lambda request, i: tool_call("function_3", ARGS))
     engine = make_engine([tool], gen, task, lam=1.0, max_tries=2, evidence=evidence)
     space = ExampleSpace(tool, engine)
-    USES.clear()
 
     async def run():
         await space.propose(None, 1, 0, ["n0"])
@@ -102,7 +101,7 @@ def test_a_blank_tool_is_described_once_for_the_generator_never_for_the_task_mod
     tool = _tool()
     gen, task, space = _run(make_engine, tool, UNCHECKED)
     (asked,) = _describes(gen)
-    assert USES[DESCRIBE] == 1
+    assert space.engine.uses[DESCRIBE] == 1
     shown = prompt_text(asked)
     assert "k (integer), n (integer), p (number)" in shown
     assert "function_3(k=3, n=5, p=0.7) -> 0.3087" in shown        # the executed call
@@ -136,10 +135,10 @@ def test_describing_costs_exactly_one_call(tmp_path, exec_ctx):
 
     on, _, _ = _run(fresh, _tool(), UNCHECKED)
     off, _, _ = _run(fresh, _tool(), tuple(n for n in UNCHECKED if n != DESCRIBE))
-    checked, _, _ = _run(fresh, _tool())       # describe-check: its first guess holds
+    checked, _, space = _run(fresh, _tool())       # describe-check: its first guess holds
     for store in stores:
         store.close()
-    assert not _describes(off) and USES[DESCRIBE] == 1
+    assert not _describes(off) and space.engine.uses[DESCRIBE] == 1
     assert len(on.requests) == len(off.requests) + 1
     assert len(checked.requests) == len(on.requests) + 1
 
@@ -147,8 +146,8 @@ def test_describing_costs_exactly_one_call(tmp_path, exec_ctx):
 def test_a_documented_tool_gets_no_describe_call(make_engine):
     tool = _tool("Binomial probability of k successes in n trials.")
     assert not needs_description(tool) and not needs_description(_tool("Converts units."))
-    gen, _, _ = _run(make_engine, tool)
-    assert not _describes(gen) and USES[DESCRIBE] == 0
+    gen, _, space = _run(make_engine, tool)
+    assert not _describes(gen) and space.engine.uses[DESCRIBE] == 0
 
 
 def test_the_outputs_shown_are_scrubbed():
@@ -235,13 +234,15 @@ def test_describe_check_counts_its_use_and_describe_off_turns_it_off(make_engine
     from play2prompt.evidence.names import DESCRIBE_CHECK
 
     # each run's engine shares one store (cached replies), so the unchecked run goes first
-    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
+    gen, _, space = _run(make_engine, _tool(),
+                         tuple(n for n in EVIDENCE if n != DESCRIBE_CHECK))
     (asked,) = _describes(gen)
-    assert "guesses" not in asked.json_schema["properties"] and USES[DESCRIBE_CHECK] == 0
-    _run(make_engine, _tool())
-    assert USES[DESCRIBE_CHECK] == 1
-    gen, _, _ = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE))
-    assert USES[DESCRIBE_CHECK] == 0 and not _describes(gen)
+    assert "guesses" not in asked.json_schema["properties"]
+    assert space.engine.uses[DESCRIBE_CHECK] == 0
+    _, _, space = _run(make_engine, _tool())
+    assert space.engine.uses[DESCRIBE_CHECK] == 1
+    gen, _, space = _run(make_engine, _tool(), tuple(n for n in EVIDENCE if n != DESCRIBE))
+    assert space.engine.uses[DESCRIBE_CHECK] == 0 and not _describes(gen)
 
 
 def test_with_describe_check_a_guess_that_holds_replaces_the_first_description(make_engine):

@@ -57,7 +57,7 @@ def _probe(make_engine, exec_ctx, name, arguments, evidence=EVIDENCE):
     play = PlayResult(None, None, (Attempt(inv, obs, -1, "failed"),), "k")
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
-    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    asyncio.run(evidence_for(engine).probes.run(prober, [play]))
     return prober, book, obs
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections import Counter
 
 from play2prompt.evidence.components import Describe
 from play2prompt.evidence.describe import Description
@@ -15,7 +16,6 @@ from play2prompt.evidence.names import (
     DEFAULT_EVIDENCE,
     DESCRIBE_CHECK,
     KNOWN_OPERATIONS,
-    USES,
 )
 from play2prompt.evidence.operations import (
     MAX_EXPRESSIONS,
@@ -132,13 +132,13 @@ def test_the_component_replaces_the_first_description_only_when_on():
     calls = _calls(permutations, tool.name, PERM_CALLS)
     assert KNOWN_OPERATIONS not in DEFAULT_EVIDENCE and DESCRIBE_CHECK in DEFAULT_EVIDENCE
     book = _book(tool)
-    USES.clear()
-    assert asyncio.run(Describe(operations=True).verify(tool, None, calls, book))
+    uses: Counter = Counter()
+    assert asyncio.run(Describe(uses, operations=True).verify(tool, None, calls, book))
     said = [f.text for f in book.facts]
     assert any("(permutations)" in t for t in said) and "The exponent." not in said
-    assert USES[KNOWN_OPERATIONS] == 1
+    assert uses == {KNOWN_OPERATIONS: 1}
     book = _book(tool)
-    assert asyncio.run(Describe().verify(tool, None, calls, book))     # both checks off
+    assert asyncio.run(Describe(Counter()).verify(tool, None, calls, book))     # both checks off
     assert "The exponent." in [f.text for f in book.facts]
 
 

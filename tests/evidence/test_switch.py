@@ -5,6 +5,7 @@ list round-trips through result.json and ``--resume``."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -17,7 +18,7 @@ from play2prompt.evidence.names import (
     DESCRIBE_CHECK,
     EVIDENCE,
     KNOWN_OPERATIONS,
-    USES,
+    SET_CHECK,
     VALUE_PROBES,
     active,
     chosen,
@@ -31,6 +32,16 @@ from tests.method.test_doc_search import REWRITE
 from tests.scale_support import EXAMPLE_CALLS
 
 TOOLS = ("loan_payment", "convert_units", "body_mass_index")
+
+
+def _uses(result: dict) -> Counter:
+    """The run's evidence components' calls, by name: each tool's (its stats), and the tool-set
+    check once where it ran (its outcome is in the run's stats)."""
+    out: Counter = Counter()
+    for tool in result["tools"].values():
+        out.update(tool["stats"]["evidence_calls"])
+    out[SET_CHECK] += int(bool(result["stats"].get("set_check")))
+    return +out
 
 
 class _MisreadOnce:
@@ -58,7 +69,6 @@ def _generator() -> FakeLM:
 
 def _run(tmp_path, evidence: tuple[str, ...], run_id: str = "r") -> dict:
     tools = [t for t in load_tools(EXAMPLES / "tools.json") if t.name in TOOLS]
-    USES.clear()
     optimize(tools, generator=_generator(), config=preset("quick", evidence=evidence),
              runs_dir=tmp_path, run_id=run_id, base_dir=EXAMPLES)
     return json.loads((tmp_path / run_id / "result.json").read_text())
@@ -70,15 +80,16 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     # every example tool has a description: ``describe`` (and its checks) never asks; each
     # refuses a text it does not know or reads it: ``value-probes`` never asks either (their
     # own tests call them)
-    assert {n for n in EVIDENCE if USES[n] > 0} == set(EVIDENCE) - {
-        DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES}, dict(USES)
-    assert USES[DESCRIBE] == 0
+    uses = _uses(result)
+    assert set(uses) == set(EVIDENCE) - {
+        DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES}, uses
+    assert uses[DESCRIBE] == 0
 
 
 def test_evidence_none_is_the_papers_method_and_calls_no_component(tmp_path):
     result = _run(tmp_path, ())
     assert result["config"]["evidence"] == []
-    assert sum(USES.values()) == 0, dict(USES)
+    assert _uses(result) == Counter()
     store = open_run("r", tmp_path, read_only=True)
     for name, tool in result["tools"].items():
         assert tool["stats"]["facts"] == [] and tool["stats"]["probes"] == 0, name
@@ -91,12 +102,11 @@ def test_evidence_none_is_the_papers_method_and_calls_no_component(tmp_path):
 def test_each_component_can_be_turned_off_alone(tmp_path, name):
     result = _run(tmp_path, tuple(n for n in EVIDENCE if n != name))
     assert set(result["tools"]) == set(TOOLS)
-    assert USES[name] == 0, dict(USES)
+    assert _uses(result)[name] == 0, _uses(result)
     assert name not in result["config"]["evidence"]
 
 
 def _cli(tmp_path, *extra: str) -> dict:
-    USES.clear()
     code = main(["optimize", str(EXAMPLES / "tools.json"), "--tools", "loan_payment",
                  "--generator", "fake", "--preset", "quick", "--seed", "1",
                  "--runs-dir", str(tmp_path), "-q", *extra])
@@ -106,19 +116,19 @@ def _cli(tmp_path, *extra: str) -> dict:
 
 def test_the_cli_runs_the_papers_method_with_evidence_none(tmp_path):
     result = _cli(tmp_path, "--run-id", "r", "--evidence", "none")
-    assert result["config"]["evidence"] == [] and sum(USES.values()) == 0, dict(USES)
+    assert result["config"]["evidence"] == [] and _uses(result) == Counter()
 
 
 def test_the_list_round_trips_through_result_json_and_resume(tmp_path):
     first = _cli(tmp_path, "--run-id", "r", "--evidence", "probes,reread,fact-reader",
                  "--no-probe")
     assert first["config"]["evidence"] == ["fact-reader", "reread"]
-    assert USES[("probes")] == 0 and USES["fact-reader"] > 0
+    assert _uses(first)["probes"] == 0 and _uses(first)["fact-reader"] > 0
     config = OptimizeConfig.from_dict(first["config"])
     assert config.evidence == ("fact-reader", "reread")
     again = _cli(tmp_path, "--resume", "r", "--recompute")
     assert again["config"] == first["config"]
-    assert set(USES) <= {"fact-reader", "reread"}, dict(USES)
+    assert set(_uses(again)) <= {"fact-reader", "reread"}, _uses(again)
 
 
 def test_the_older_switches_are_aliases():

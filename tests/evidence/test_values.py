@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, facts_doc
-from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE, USES, VALUE_PROBES
+from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE, VALUE_PROBES
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.values import ValueProbe, unacted, words_of
@@ -74,8 +74,7 @@ def _probe(make_engine, tool, arguments, evidence=EVIDENCE, gen=None, failed=Non
     play = PlayResult(None, None, tuple(attempts), "k")
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
-    USES.clear()
-    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    asyncio.run(evidence_for(engine).probes.run(prober, [play]))
     return gen, book, prober
 
 
@@ -84,7 +83,7 @@ def test_the_texts_a_tool_acts_on_are_found_by_their_outputs(make_engine):
     (asked,) = [r for r in gen.requests if MARK in prompt_text(r)]
     shown = prompt_text(asked)
     assert "goal='weight loss'" in shown and "Its value 'weight loss'" in shown
-    assert USES[VALUE_PROBES] == 1
+    assert prober.engine.uses[VALUE_PROBES] == 1
     said = " ".join(book.sentences("goal"))
     assert "Only 'lose' or 'gain' change the result" in said
     assert "'weight loss', 'maintain' or 'weight_loss'" in said   # the call's own value first
@@ -99,9 +98,9 @@ def test_the_texts_a_tool_acts_on_are_found_by_their_outputs(make_engine):
 
 
 def test_a_text_the_tool_reads_costs_no_call(make_engine):
-    gen, book, _ = _probe(make_engine, _greet(), {"name": "Ada"})
+    gen, book, prober = _probe(make_engine, _greet(), {"name": "Ada"})
     assert not [r for r in gen.requests if MARK in prompt_text(r)]
-    assert USES[VALUE_PROBES] == 0 and not book.acted_on("name")
+    assert prober.engine.uses[VALUE_PROBES] == 0 and not book.acted_on("name")
 
 
 def test_off_by_default_and_off_with_the_probes(make_engine):

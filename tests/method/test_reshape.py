@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from play2prompt.evidence.facts import FactBook
-from play2prompt.evidence.names import PROBES, USES
+from play2prompt.evidence.names import PROBES
 from play2prompt.evidence.probes import Prober
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import (
@@ -97,8 +97,7 @@ def _reshape(make_engine, exec_ctx, name, arguments, **config):
     play, obs = _failed_play(engine, tool, arguments)
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
-    USES.clear()
-    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    asyncio.run(evidence_for(engine).probes.run(prober, [play]))
     return prober, book, obs
 
 
@@ -114,7 +113,7 @@ def test_a_type_shape_failure_is_repaired_by_a_reshaped_call(make_engine, exec_c
     prober, book, obs = _reshape(make_engine, exec_ctx, name, arguments)
     assert type_shape(obs.error)[0], obs.error
     assert fixed in [r.invocation.arguments for r in prober.repaired]
-    assert USES[PROBES] == 1
+    assert prober.engine.uses[PROBES] == 1
     taken = prober.take(set())
     assert taken is not None and "found by probing (reshaping" in taken.note()
     schema = discovered_tool(prober.tool, book).parameters["properties"]
@@ -181,7 +180,7 @@ def test_with_probes_off_nothing_is_reshaped(make_engine, exec_ctx):
     prober, book, _ = _reshape(make_engine, exec_ctx, "calculate_mean",
                                {"numbers": {"1": 1, "2": 2}},
                                evidence=("fact-reader", "request-gates"))
-    assert USES[PROBES] == 0 and prober.probed == [] and prober.repaired == []
+    assert prober.engine.uses[PROBES] == 0 and prober.probed == [] and prober.repaired == []
     assert discovered_tool(prober.tool, book).parameters == BARE
 
 
@@ -238,7 +237,7 @@ def _probe_derivative(make_engine, exec_ctx, arguments):
     play, obs = _failed_play(engine, tool, arguments)
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
-    asyncio.run(evidence_for(engine.config).probes.run(prober, [play]))
+    asyncio.run(evidence_for(engine).probes.run(prober, [play]))
     return prober, book, obs
 
 
