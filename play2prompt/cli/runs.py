@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,7 @@ def _tool_data(result: Mapping[str, Any]) -> dict[str, Any]:
             "fact_tests": s.get("fact_tests"),
             "fact_tests_failed_by_original": s.get("fact_tests_failed_by_original"),
             "demos": s.get("demos"), "best_reward": s.get("best_reward"),
+            "evidence_calls": s.get("evidence_calls") or {},
             "doc_changed": bool(result.get("doc_changed")),
             "doc_reason": result.get("doc_reason", ""), "scores": result.get("scores") or {}}
 
@@ -136,6 +138,10 @@ def print_show(data: Mapping[str, Any]) -> None:
         out(table("tools", ["tool", "valid calls", "verified examples", "fact tests (D0 fails)",
                             "demos", "best reward", "doc changed", "why"],
                   [_tool_row(name, t) for name, t in data["tools"].items()]))
+    used = evidence_total(data["tools"].values())
+    if used:
+        out("evidence components' calls (all tools): "
+            + ", ".join(f"{name} {n}" for name, n in used.items()), highlight=False, markup=False)
     total = data["llm_calls"]
     out(f"logged LLM samples: {total['samples']} ({total['failed']} failed), tokens "
         f"{total['prompt_tokens']} prompt + {total['completion_tokens']} completion",
@@ -145,6 +151,14 @@ def print_show(data: Mapping[str, Any]) -> None:
     execs = data["tool_executions"]
     out(f"tool executions: {sum(v['total'] for v in execs.values())} "
         f"({sum(v['ok'] for v in execs.values())} ok)", highlight=False, markup=False)
+
+
+def evidence_total(tools: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The evidence components' calls summed over the tools, by name (``--evidence``)."""
+    total: Counter[str] = Counter()
+    for t in tools:
+        total.update(t.get("evidence_calls") or {})
+    return dict(sorted(total.items()))
 
 
 def _tool_row(name: str, t: Mapping[str, Any]) -> list[Any]:

@@ -28,6 +28,14 @@ def test_optimize_then_list_and_show(tmp_path, capsys):
     assert main(["runs", "show", "r1", "--runs-dir", runs]) == 0
     shown = capsys.readouterr().out
     assert "loan_payment" in shown and "done" in shown
+    # what each evidence component did, summed over the tools (each tool's stats hold its own)
+    used = {}
+    for t in result["tools"].values():
+        for name, n in t["stats"]["evidence_calls"].items():
+            used[name] = used.get(name, 0) + n
+    assert used["fact-reader"] > 0 and used["probes"] > 0
+    line = next(x for x in shown.splitlines() if x.startswith("evidence components' calls"))
+    assert f"fact-reader {used['fact-reader']}" in line and "doc-completion" not in line
     assert main(["runs", "show", "nope", "--runs-dir", runs]) == 2
 
 
