@@ -12,7 +12,7 @@ from play2prompt.config import preset
 from play2prompt.errors import LMError
 from play2prompt.lm._base import ChatRequest, TransientLMError
 from play2prompt.optimize import optimize
-from play2prompt.pipeline import SET_CHECK_TAG
+from play2prompt.set_check_run import SET_CHECK_TAG
 from play2prompt.store.runs import open_run
 from tests.conftest import EXAMPLES
 from tests.scale_support import JitterLM, tools_part

@@ -31,7 +31,7 @@ class Meta:
     SEED_FACTS = "seed_facts"    # {tool: [facts]}: what play starts from (a refresh's re-probed)
     FINGERPRINTS = "fingerprints"  # {model id: LM.fingerprint or None}: what may reuse calls
     REUSED_CALLS = "reused_calls"  # {"runs": [ids], "seeded": n}: samples copied from runs
-    SET_CHECK = "set_check"      # the tool-set check's outcome (pipeline.finish_run)
+    SET_CHECK = "set_check"      # the tool-set check's outcome (set_check_run.finish_run)
 
 
 class Status:

@@ -24,7 +24,7 @@ from play2prompt.method.siblings import (
     tool_set,
 )
 from play2prompt.optimize import optimize
-from play2prompt.pipeline import SET_CHECK_TAG
+from play2prompt.set_check_run import SET_CHECK_TAG
 from play2prompt.tools.model import Invocation, Tool, ToolDoc
 from tests.conftest import EXAMPLES
 from tests.method.support import loan_examples

@@ -254,8 +254,8 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
 
 
 def test_finish_run_stores_the_changes_it_undid(tools, make_engine):
-    from play2prompt.pipeline import finish_run
     from play2prompt.results import ToolResult
+    from play2prompt.set_check_run import finish_run
 
     loan, units = tools
     engine = make_engine([loan, units], FakeLM(), set_check=6)
@@ -349,7 +349,7 @@ def test_a_proposal_that_gets_no_more_right_is_not_shipped(tools, make_engine):
 
 def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make_engine):
     from play2prompt.evidence.facts import Fact
-    from play2prompt.pipeline import finish_run
+    from play2prompt.set_check_run import finish_run
 
     loan, units = tools
     engine = make_engine([loan, units], FakeLM(), set_check=6)
@@ -376,7 +376,7 @@ def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make
     assert out["convert_units"] == results["convert_units"]
     assert engine.store.get_meta("set_check")["adopted"] == ["loan_payment"]
     # with the facts doc off, an unchanged tool proposes nothing
-    from play2prompt.pipeline import set_entry
+    from play2prompt.set_check_run import set_entry
     assert set_entry(kept, propose=False).proposal is None
     assert set_entry(kept, propose=True).can_propose
 

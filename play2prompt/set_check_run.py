@@ -1,0 +1,100 @@
+"""The tool-set check in a run (Play2Prompt's ``finish_run`` hook, re-exported by
+:mod:`play2prompt.pipeline`): once every tool is optimized, the run's results as the check sees
+them, the check itself (:mod:`play2prompt.method.tool_set_check`), and the results it changed
+stored in the run store with its outcome in the run's meta."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from play2prompt.engine import Engine
+from play2prompt.evidence.facts import Fact, FactBook, facts_doc
+from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, active
+from play2prompt.method.example import Example
+from play2prompt.method.tool_set_check import (
+    SetCase,
+    SetCheck,
+    SetEntry,
+    adopt_map,
+    check_tool_set,
+    pick_cases,
+    undo_map,
+)
+from play2prompt.results import ToolResult
+from play2prompt.store.meta import Meta
+
+SET_CHECK_TAG = "tool-set check"
+
+
+async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[str, ToolResult]:
+    """Once every tool is optimized: the tool-set check (``config.set_check`` examples per
+    tool; 0: off; :mod:`play2prompt.method.tool_set_check`), the changes it undoes stored as
+    the tools' results and its outcome in the run's meta (a resumed run does not check
+    again)."""
+    out = dict(results)
+    per_tool = engine.config.set_check
+    if (SET_CHECK not in active(engine.config)
+            or engine.store.get_meta(Meta.SET_CHECK) is not None):
+        return out
+    entries = [set_entry(r, FACTS_DOC in active(engine.config)) for r in results.values()]
+    cases = pick_cases(stored_cases(engine, results), per_tool)
+    if len(entries) < 2 or not cases or not any(e.changed or e.can_propose for e in entries):
+        return out
+    eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
+    trials = sum(e.changed or e.can_propose for e in entries)
+    eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + trials))
+    check = await check_tool_set(eng, entries, cases)
+    out.update(checked_results(out, entries, check))
+    for name in (*check.undone, *check.adopted):
+        engine.store.put_result(name, out[name].to_dict())
+    engine.store.set_meta(Meta.SET_CHECK, check.to_dict())
+    eng.reporter.done(SET_CHECK_TAG, f"{len(cases)} examples with all tools shown: "
+                      f"{check.before:.2f} -> {check.after:.2f}, undone: "
+                      f"{', '.join(check.undone) or 'none'}, adopted: "
+                      f"{', '.join(check.adopted) or 'none'}")
+    return out
+
+
+def checked_results(results: Mapping[str, ToolResult], entries: Sequence[SetEntry],
+                    check: SetCheck) -> dict[str, ToolResult]:
+    """The results the tool-set check changed: a change undone (the original, no demos) or a
+    proposal adopted (its doc, no demos)."""
+    out: dict[str, ToolResult] = {}
+    for name, decision in undo_map(check).items():
+        was = results[name]
+        out[name] = ToolResult(
+            name, was.original, was.original.doc, (), False, decision.reason(),
+            dict(was.scores), {**was.stats, "demos": 0,
+                               "set_check": {"undone": True, "was": was.doc_reason,
+                                             "was_demos": len(was.demos)}})
+    proposals = {e.name: e.proposal for e in entries if e.proposal is not None}
+    for name, decision in adopt_map(check).items():
+        was = results[name]
+        out[name] = ToolResult(name, was.original, proposals[name].doc, (), True,
+                               decision.reason(), dict(was.scores),
+                               {**was.stats, "demos": 0,
+                                "set_check": {"adopted": True, "was": was.doc_reason}})
+    return out
+
+
+def set_entry(result: ToolResult, propose: bool) -> SetEntry:
+    """A tool's result as the tool-set check sees it; with ``propose`` (the facts-doc
+    component on), an unchanged tool proposes its facts doc, written by code from the facts
+    its play established (none: no proposal)."""
+    entry = SetEntry(result.original, result.optimized, tuple(result.demos))
+    facts = result.stats.get("facts") or []
+    if not propose or entry.changed or not facts:
+        return entry
+    book = FactBook(result.original, [Fact.from_dict(f) for f in facts])
+    return replace(entry, proposal=result.original.with_doc(facts_doc(result.original, book)))
+
+
+def stored_cases(engine: Engine, results: Mapping[str, ToolResult]) -> list[SetCase]:
+    """The verified examples of the run's tools, as :func:`log_split` stored them, tool by
+    tool in the run's order (not the order the tools finished in, which depends on
+    concurrency: a trial that stops early asks its first cases only)."""
+    order = {name: i for i, name in enumerate(results)}
+    rows = [r for r in engine.store.candidates(stage="split") if r["tool"] in order]
+    return [SetCase(row["tool"], Example.from_dict(row["payload"]), row["state"] == "held-out")
+            for row in sorted(rows, key=lambda r: order[r["tool"]])]
