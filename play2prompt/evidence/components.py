@@ -93,6 +93,19 @@ class NoGates:
         return None
 
 
+class ByParts(Counted):
+    async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
+                      book: FactBook, values: str) -> str:
+        self.counts[r.REQUEST_PARTS] += 1
+        return await writer.by_parts(inv, obs, seed_key, book, values)
+
+
+class NoParts:
+    async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
+                      book: FactBook, values: str) -> str:
+        return ""
+
+
 class Reread(Counted):
     async def reread(self, writer: Any, query: str, inv: Invocation,
                      obs: Observation, seed_key: str, book: FactBook) -> Any:

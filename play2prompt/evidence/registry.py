@@ -28,6 +28,7 @@ from play2prompt.evidence.names import (
     PROBES,
     RELABEL,
     REQUEST_GATES,
+    REQUEST_PARTS,
     REREAD,
     VALUE_PROBES,
     active,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
            "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "PROBES", "RELABEL",
-           "REQUEST_GATES", "REREAD", "VALUE_PROBES",
+           "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
 
@@ -62,6 +63,12 @@ class RequestGates(Protocol):
     def rescaled(self, query: str, inv: Invocation, book: FactBook) -> Invocation | None:
         """The call a request asks for where it says a value on the scale the facts give
         ("5 %" is 5 for a tool that takes a percentage); None: as the call has it."""
+
+
+class RequestParts(Protocol):
+    async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
+                      book: FactBook, values: str) -> str:
+        """A request written a value at a time, where no whole draft passed; "": none."""
 
 
 class Rereading(Protocol):
@@ -117,6 +124,7 @@ class Evidence:
     fact_reader: FactReader
     probes: Probes
     request_gates: RequestGates
+    request_parts: RequestParts
     reread: Rereading
     relabel: Relabelling
     doc_completion: DocCompletion
@@ -142,6 +150,7 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         pick(FACT_READER, c.ReadFacts, c.NoFacts),
         c.RunProbes(counts, values=VALUE_PROBES in names) if PROBES in names else c.NoProbes(),
         pick(REQUEST_GATES, c.Gates, c.NoGates),
+        pick(REQUEST_PARTS, c.ByParts, c.NoParts),
         pick(REREAD, c.Reread, c.NoReread),
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),

@@ -32,6 +32,7 @@ NAMES = {
     "m7": "m7_rewrite",      # G_D rewrites the doc
     "m8": "m8_critique",     # G_D critiques the doc from the task model's errors
     "m6-easy": "m6_reflect_easy",  # m6 without difficulty pressure (P2P-Easy, lambda = 0)
+    "m3-parts": "m3_parts",  # G_E writes a request a value at a time (request-parts)
     "m3-fact": "m3_fact",    # G_E writes a request saying one value another everyday way
     "reread": "reread",      # G_E re-derives a call from a request (the consistency check)
     "describe": "describe",  # G_E says what an undocumented tool does from its executed calls

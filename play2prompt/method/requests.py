@@ -172,39 +172,79 @@ class RequestWriter:
                 seed_key, "m3", t)
             if not query:
                 continue
-            problems = self.evidence.request_gates.problems(
-                query, self.tool, [*self.sources, advice, note], allowed=previous, inv=inv,
-                book=book)
-            if problems:
-                fixed = await self.rescale(query, inv, book, [*self.sources, advice, note],
-                                           previous)
-                if fixed is not None:
-                    return fixed
-            if not problems:
-                ev = self.evidence
-                reading = await ev.reread.reread(self, query, inv, obs, f"{seed_key}:{t}", book)
-                if reading is None:      # not re-read: the paper's m3
-                    return Request(query, ())
-                rederived = reading.shown
-                if reading.consistent:
-                    return Request(query, (), True, rederived)
-                relabelled = await ev.relabel.relabel(self, query, reading, inv,
-                                                      f"{seed_key}:{t}", book,
-                                                      [*self.sources, advice, note], previous)
-                if relabelled is not None:
-                    return relabelled
-                if not reading.works and states_every_value(query, inv):
-                    return Request(query, (), True, f"{rederived} (did not run; every value "
-                                   "of the call is in the request, checked by code)")
-                problems = [f"{REREAD_PROBLEM}: {rederived}"]
-                note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for "
-                        "the call above. Say every value of the call plainly.")
-                best = Request(query, tuple(problems), False, rederived)
-                continue
-            if not best.query or len(problems) < len(best.problems):
-                best = Request(query, tuple(problems))
-            note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
+            done, tried, note = await self.judge(query, inv, obs, f"{seed_key}:{t}", book,
+                                                 [*self.sources, advice, note], previous)
+            if done is not None:
+                return done
+            if tried.consistent is False and tried.rederived or not best.query or len(
+                    tried.problems) < len(best.problems):
+                best = tried
+        if best.problems:     # no draft passed: the values said one at a time
+            query = await self.evidence.request_parts.compose(self, inv, obs, seed_key, book,
+                                                              values)
+            if query:
+                parts_system, _ = self.engine.prompts.template("m3-parts")
+                done, _, _ = await self.judge(query, inv, obs, f"{seed_key}:parts", book,
+                                              [*self.sources, parts_system, advice], previous)
+                if done is not None:
+                    return done
         return best
+
+    async def judge(self, query: str, inv: Invocation, obs: Observation, key: str,
+                    book: FactBook, sources: Sequence[str], previous: str
+                    ) -> tuple[Request | None, Request, str]:
+        """One draft through the code gates and the re-reading: the accepted request (None:
+        refused), the draft with what was wrong, and the note the next draft is told."""
+        ev = self.evidence
+        problems = ev.request_gates.problems(query, self.tool, sources, allowed=previous,
+                                             inv=inv, book=book)
+        if problems:
+            fixed = await self.rescale(query, inv, book, sources, previous)
+            return (fixed, Request(query, tuple(problems)),
+                    f"\nA draft was rejected because {'; '.join(problems)}. Write another.")
+        reading = await ev.reread.reread(self, query, inv, obs, key, book)
+        if reading is None:      # not re-read: the paper's m3
+            return Request(query, ()), Request(query, ()), ""
+        rederived = reading.shown
+        if reading.consistent:
+            return Request(query, (), True, rederived), Request(query, ()), ""
+        relabelled = await ev.relabel.relabel(self, query, reading, inv, key, book, sources,
+                                              previous)
+        if relabelled is not None:
+            return relabelled, relabelled, ""
+        if not reading.works and states_every_value(query, inv):
+            return Request(query, (), True, f"{rederived} (did not run; every value of the "
+                           "call is in the request, checked by code)"), Request(query, ()), ""
+        note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for the "
+                "call above. Say every value of the call plainly.")
+        return None, Request(query, (f"{REREAD_PROBLEM}: {rederived}",), False, rederived), note
+
+    async def by_parts(self, inv: Invocation, obs: Observation, seed_key: str,
+                       book: FactBook, values: str) -> str:
+        """The request written in parts (request-parts): what the person wants, then one
+        short sentence per value of the call, each asked for in its own field of the answer
+        (a 1.5B given every value in one prompt often writes a request with none); joined by
+        code. "" when the generator wrote no part."""
+        eng = self.engine
+        names = list(inv.arguments)
+        if not names:
+            return ""
+        schema = object_schema({"want": {"type": "string", "minLength": 8, "maxLength": 160},
+                                **{f"value_{i + 1}": {"type": "string", "minLength": 2,
+                                                      "maxLength": 120}
+                                   for i in range(len(names))}})
+        numbered = "\n".join(f"value_{i + 1}: {line[2:]}"
+                              for i, line in enumerate(values.splitlines()))
+        (a,), _ = await chat_json(
+            eng.generator, eng.prompts.render("m3-parts", doc=known_doc(self.tool, book),
+                                              output=obs.render(800), values=numbered),
+            schema, role="generator", seed=derive_seed(seed_key, "m3-parts"),
+            temperature=0.0, max_tokens=400)
+        if not isinstance(a, Mapping):
+            return ""
+        parts = [str(a.get(k) or "").strip() for k in ("want", *(f"value_{i + 1}"
+                                                                  for i in range(len(names))))]
+        return " ".join(p if p[-1:] in ".!?" else p + "." for p in parts if p)
 
     async def rescale(self, query: str, inv: Invocation, book: FactBook,
                       sources: Sequence[str], previous: str) -> Request | None:

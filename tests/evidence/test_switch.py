@@ -18,6 +18,7 @@ from play2prompt.evidence.names import (
     DESCRIBE_CHECK,
     EVIDENCE,
     KNOWN_OPERATIONS,
+    REQUEST_PARTS,
     SET_CHECK,
     VALUE_PROBES,
     active,
@@ -79,10 +80,11 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     assert result["config"]["evidence"] == list(EVIDENCE)
     # every example tool has a description: ``describe`` (and its checks) never asks; each
     # refuses a text it does not know or reads it: ``value-probes`` never asks either (their
-    # own tests call them)
+    # own tests call them); ``request-parts`` only writes where no draft passed, and the fake's
+    # drafts pass (tests/method/test_requests.py calls it)
     uses = _uses(result)
     assert set(uses) == set(EVIDENCE) - {
-        DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES}, uses
+        DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES, REQUEST_PARTS}, uses
     assert uses[DESCRIBE] == 0
 
 

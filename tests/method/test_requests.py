@@ -269,3 +269,52 @@ def test_verified_examples_the_completed_facts_rescale_are_relabelled_or_dropped
     assert logged == {"kept", "dropped"}
     paper = make_engine([loan], FakeLM(), evidence=())           # the component off: as given
     assert asyncio.run(rescale_examples(paper, examples, book)) == examples
+
+
+PARTS = "Write the person's message in parts."
+
+
+def test_a_request_no_draft_got_right_is_written_a_value_at_a_time(loan, make_engine):
+    """request-parts: three drafts leave the values out; the parts (what the person wants,
+    then one sentence per value) are joined by code and pass the gates and the re-reading."""
+    args = {"principal": 20000, "annual_rate": 5, "years": 4}
+    gen = FakeLM(rules=[(PARTS, {"want": "What would my monthly loan payment be?",
+                                 "value_1": "I borrow 20000 dollars",
+                                 "value_2": "The interest is 5 percent a year.",
+                                 "value_3": "I pay it back over 4 years."}),
+                        (M3, {"query": "What is the monthly payment on my loan?"}),
+                        (REREAD, args)])
+    engine = make_engine([loan], gen, evidence=(*engine_default(), "request-parts"))
+    inv = Invocation("loan_payment", args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    req = asyncio.run(RequestWriter(loan, engine).write(inv, obs, "k", FactBook(loan)))
+    assert req.query == ("What would my monthly loan payment be? I borrow 20000 dollars. The "
+                         "interest is 5 percent a year. I pay it back over 4 years.")
+    assert req.consistent and not req.problems
+    assert engine.uses["request-parts"] == 1
+    parts_prompt = next(r for r in gen.requests if PARTS in r.messages[-1]["content"])
+    assert "value_2: interest rate: 5" in parts_prompt.messages[-1]["content"]
+
+
+def test_parts_are_gated_like_any_request_and_off_by_default(loan, make_engine):
+    args = {"principal": 20000, "annual_rate": 5, "years": 4}
+    rules = [(PARTS, {"want": "What would my monthly loan payment be?",
+                      "value_1": "My principal is 20000.", "value_2": "The annual_rate is 5.",
+                      "value_3": "4 years."}),
+             (M3, {"query": "What is the monthly payment on my loan?"}), (REREAD, args)]
+    inv = Invocation("loan_payment", args)
+    for evidence in [(*engine_default(), "request-parts"), None]:
+        gen = FakeLM(rules=rules)
+        engine = (make_engine([loan], gen, evidence=evidence) if evidence
+                  else make_engine([loan], gen))
+        obs = asyncio.run(engine.runtime.run(inv))
+        req = asyncio.run(RequestWriter(loan, engine).write(inv, obs, "k", FactBook(loan)))
+        assert req.problems and req.query == "What is the monthly payment on my loan?"
+        asked = any(PARTS in r.messages[-1]["content"] for r in gen.requests)
+        assert asked == bool(evidence) and engine.uses["request-parts"] == bool(evidence)
+
+
+def engine_default():
+    from play2prompt.evidence.names import DEFAULT_EVIDENCE
+
+    return DEFAULT_EVIDENCE
