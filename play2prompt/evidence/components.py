@@ -95,14 +95,14 @@ class NoGates:
 
 class ByParts(Counted):
     async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
-                      book: FactBook, values: str) -> str:
+                      book: FactBook) -> str:
         self.counts[r.REQUEST_PARTS] += 1
-        return await writer.by_parts(inv, obs, seed_key, book, values)
+        return await writer.by_parts(inv, obs, seed_key, book)
 
 
 class NoParts:
     async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
-                      book: FactBook, values: str) -> str:
+                      book: FactBook) -> str:
         return ""
 
 

@@ -67,7 +67,7 @@ class RequestGates(Protocol):
 
 class RequestParts(Protocol):
     async def compose(self, writer: Any, inv: Invocation, obs: Observation, seed_key: str,
-                      book: FactBook, values: str) -> str:
+                      book: FactBook) -> str:
         """A request written a value at a time, where no whole draft passed; "": none."""
 
 

@@ -48,14 +48,19 @@ REREAD_PROBLEM = "re-reading it gave a different call"
 
 
 
+def shown(value: Any) -> str:
+    """A value as a request says it: a list or an object by its leaf values."""
+    if isinstance(value, (list, dict)):
+        return ", ".join(str(v) for v in leaf_values(value))
+    return str(value)
+
+
 def describe_values(inv: Invocation, param_docs: Mapping[str, str]) -> str:
     """The call's values labelled by what they mean (the doc's words, not identifiers)."""
     lines = []
     for name, value in inv.arguments.items():
         label = (param_docs.get(name) or "").strip() or name.replace("_", " ")
-        shown = ", ".join(str(v) for v in leaf_values(value)) if isinstance(
-            value, (list, dict)) else str(value)
-        lines.append(f"- {label[:80]}: {shown}")
+        lines.append(f"- {label[:80]}: {shown(value)}")
     return "\n".join(lines) or "(no values)"
 
 
@@ -180,8 +185,7 @@ class RequestWriter:
                     tried.problems) < len(best.problems):
                 best = tried
         if best.problems:     # no draft passed: the values said one at a time
-            query = await self.evidence.request_parts.compose(self, inv, obs, seed_key, book,
-                                                              values)
+            query = await self.evidence.request_parts.compose(self, inv, obs, seed_key, book)
             if query:
                 parts_system, _ = self.engine.prompts.template("m3-parts")
                 done, _, _ = await self.judge(query, inv, obs, f"{seed_key}:parts", book,
@@ -220,11 +224,13 @@ class RequestWriter:
         return None, Request(query, (f"{REREAD_PROBLEM}: {rederived}",), False, rederived), note
 
     async def by_parts(self, inv: Invocation, obs: Observation, seed_key: str,
-                       book: FactBook, values: str) -> str:
+                       book: FactBook) -> str:
         """The request written in parts (request-parts): what the person wants, then one
         short sentence per value of the call, each asked for in its own field of the answer
         (a 1.5B given every value in one prompt often writes a request with none); joined by
-        code. "" when the generator wrote no part."""
+        code. Each value is named by its parameter's words ("the activity level is 5"): given
+        the doc's labels ("An integer representing the activity level: 5") a 1.5B copies
+        them. "" when the generator wrote no part."""
         eng = self.engine
         names = list(inv.arguments)
         if not names:
@@ -233,8 +239,9 @@ class RequestWriter:
                                 **{f"value_{i + 1}": {"type": "string", "minLength": 2,
                                                       "maxLength": 120}
                                    for i in range(len(names))}})
-        numbered = "\n".join(f"value_{i + 1}: {line[2:]}"
-                              for i, line in enumerate(values.splitlines()))
+        numbered = "\n".join(
+            f"value_{i + 1}: the {n.replace('_', ' ')} is {shown(inv.arguments[n])}"
+            for i, n in enumerate(names))
         (a,), _ = await chat_json(
             eng.generator, eng.prompts.render("m3-parts", doc=known_doc(self.tool, book),
                                               output=obs.render(800), values=numbered),

@@ -293,7 +293,7 @@ def test_a_request_no_draft_got_right_is_written_a_value_at_a_time(loan, make_en
     assert req.consistent and not req.problems
     assert engine.uses["request-parts"] == 1
     parts_prompt = next(r for r in gen.requests if PARTS in r.messages[-1]["content"])
-    assert "value_2: interest rate: 5" in parts_prompt.messages[-1]["content"]
+    assert "value_2: the annual rate is 5" in parts_prompt.messages[-1]["content"]
 
 
 def test_parts_are_gated_like_any_request_and_off_by_default(loan, make_engine):
