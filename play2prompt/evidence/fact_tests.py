@@ -20,7 +20,9 @@ Calls play never made (:mod:`~play2prompt.evidence.variants`, up to ``MAX_VARIAN
 within the same budget): a verified call without an optional yes/no argument that gives the
 same output (and another with the flag flipped) gets a request that says nothing of the
 option (re-read, it must give that output once the option is dropped; a draft that names the
-option is refused); a probe of the other sign
+option is refused); a value probe's call with the one text the tool acts on ("lose", where
+every verified call set a goal it ignores) is said as people say it ("lose weight": the word
+inside the phrase is no fault here); a probe of the other sign
 that ran is said by its size and a word of the other way (a form code made: "7 days
 before"), like any fact test. What they show (a default, a sign
 that works) joins the facts. So does each conversion code made and a verified test said
@@ -42,7 +44,7 @@ from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typica
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
-from play2prompt.evidence.variants import LEFT_OUT, Variant, find_variants
+from play2prompt.evidence.variants import ACTED, LEFT_OUT, Variant, find_variants
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.method.requests import (
@@ -73,6 +75,9 @@ class FactTarget:
     param: str
     rule: str                        # what the tool takes, in the facts' sentences
     form: Form | None = None         # the form to say, where code made it beside the rule
+    plain: bool = False              # the value may stand as written inside the phrase that
+    #                                  says it ("lose weight" for "lose", the one text the
+    #                                  tool acts on: an acted-value variant)
 
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
@@ -112,12 +117,13 @@ def says_a_number(value: Any, query: str, others: Invocation) -> bool:
 
 
 def _form_problems(form: Form | None, value: Any, query: str, label: str,
-                   others: Invocation) -> list[str]:
+                   others: Invocation, plain: bool = False) -> list[str]:
     """What is wrong with how ``query`` says the tested value: not in the code-made ``form``,
-    or (without one) as the call has it, or not at all."""
+    or (without one, unless ``plain``) as the call has it, or not at all."""
     if form is not None and not form.said_in(query):
         return [f"it does not say {label} as {form.text}"]
-    if not (form is not None and form.as_given_ok) and says_as_given(value, query):
+    if not plain and not (form is not None and form.as_given_ok) and \
+            says_as_given(value, query):
         return [f"it writes {value} the way the tool takes it; say it the way people usually "
                 f"say it"]
     if form is None and not says_a_number(value, query, others):
@@ -186,7 +192,7 @@ class FactTestWriter:
                 continue
             problems = evidence_for(eng).request_gates.problems(
                 query, self.tool, [*self.sources, target.rule, note], inv=others, book=book)
-            problems += _form_problems(form, value, query, label, others)
+            problems += _form_problems(form, value, query, label, others, target.plain)
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue
@@ -211,6 +217,9 @@ class FactTestWriter:
         if variant.kind == LEFT_OUT:
             return await self.write_left_out(variant, ex, book, seed_key)
         rule = " ".join(book.sentences(variant.param, examples=False)) or variant.fact.text
+        if variant.kind == ACTED:
+            return await self.write(FactTarget(ex, variant.param, rule, plain=True), book,
+                                    seed_key)
         form = sign_form(variant.invocation.arguments.get(variant.param))
         return await self.write(FactTarget(ex, variant.param, rule, form), book, seed_key)
 
@@ -282,7 +291,7 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     book = space.book
     targets = plan_targets(tool, examples, book, budget)
     variants = await find_variants(tool, engine, examples, space.probed,
-                                   min(budget, MAX_VARIANTS))
+                                   min(budget, MAX_VARIANTS), book)
     for variant in variants:      # what they show joins the facts the docs are written from
         book.add(variant.fact)
     if not targets and not variants:

@@ -19,6 +19,13 @@ accepted, each checked by executing it, fill that gap:
   as the call has it. In run opq-var0 the 1.5B, asked to say ``days: -7`` another way with no
   form given, wrote no usable request in 3 drafts ("How many days to add to the start date? -7").
   Fact: ``Negative values work too (e.g. days=-7)``.
+- **acted value**: a value probe's call (:mod:`play2prompt.evidence.values`) with a text the
+  tool acts on (``goal="lose"``, where ``"weight loss"`` and ``"lose weight"`` give the output
+  of an unknown word), where no verified call of that argument has one: play's calls all set
+  texts the tool ignores, so every verified example, and every demo, teaches a value that does
+  nothing. Its request says the value the way people do ("I want to lose weight"); the task
+  model reading the doc as given writes the phrase, not the word, and fails it (R_e = 1). Fact:
+  the value probe's own ("Only 'lose' changes the result; ...").
 
 Only executions decide: a left-out call that fails or gives another output, or a probe that did
 not run, is no variant.
@@ -32,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import Fact, evidence_of, seen
+from play2prompt.evidence.facts import ACTS_ON, Fact, FactBook, evidence_of, seen
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
@@ -41,7 +48,7 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-LEFT_OUT, OTHER_SIGN = "left out", "other sign"
+LEFT_OUT, OTHER_SIGN, ACTED = "left out", "other sign", "acted value"
 TRIES_PER_PARAM = 3      # verified calls tried without one optional argument, per argument
 
 
@@ -51,7 +58,7 @@ class Variant:
     varies (for a left-out argument; a probe's own call otherwise)."""
 
     param: str
-    kind: str                      # LEFT_OUT | OTHER_SIGN
+    kind: str                      # LEFT_OUT | OTHER_SIGN | ACTED
     invocation: Invocation
     observation: Observation
     fact: Fact
@@ -100,6 +107,24 @@ def other_sign_probes(examples: Sequence[Example],
     return list(out.values())
 
 
+def acted_calls(examples: Sequence[Example],
+                probed: Sequence[tuple[str, Invocation, Observation]],
+                book: FactBook) -> list[Variant]:
+    """The value probes' calls that ran with a text the tool acts on, one per argument whose
+    verified calls all set a text it ignores (a verified call with an acted-on text already
+    shows it), in probing order."""
+    out: dict[str, Variant] = {}
+    for param, inv, obs in probed:
+        acted = book.acted_on(param)
+        value = inv.arguments.get(param)
+        if param in out or value not in acted or code_verdict(obs)[0] != 0 or any(
+                ex.verified and ex.invocation.arguments.get(param) in acted for ex in examples):
+            continue
+        fact = next(f for f in book.of(param) if f.values[:1] == (ACTS_ON,))
+        out[param] = Variant(param, ACTED, inv, obs, fact)
+    return list(out.values())
+
+
 def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
     shown = json.dumps(value, ensure_ascii=False)
     return Fact(param, "rule", f"Optional; defaults to {shown} (a call without it gave the "
@@ -116,10 +141,11 @@ def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fac
 
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         probed: Sequence[tuple[str, Invocation, Observation]],
-                        limit: int) -> list[Variant]:
-    """Up to ``limit`` variants of ``tool``'s verified ``examples``: for each optional
-    argument, the first left-out call that runs with the same output; then the probes of the
-    other sign. The left-out calls are executed here."""
+                        limit: int, book: FactBook | None = None) -> list[Variant]:
+    """Up to ``limit`` variants of ``tool``'s verified ``examples``: the value probes' calls
+    with a text the tool acts on (with ``book``, the facts); for each optional argument, the
+    first left-out call that runs with the same output; then the probes of the other sign.
+    The left-out calls are executed here."""
     tries = left_out_calls(tool, examples)
     calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
                                              if k != param}) for param, ex in tries]
@@ -136,12 +162,14 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
         value = ex.invocation.arguments[param]
         out[param] = Variant(param, LEFT_OUT, call, obs,
                              default_fact(param, value, ex.invocation, obs))
-    variants = list(out.values())
+    variants = [*(acted_calls(examples, probed, book) if book is not None else []),
+                *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):
         variants.append(Variant(param, OTHER_SIGN, inv, obs,
                                 sign_fact(param, inv.arguments[param], inv, obs)))
     return variants[:limit]
 
 
-__all__ = ["LEFT_OUT", "OTHER_SIGN", "Variant", "default_fact", "find_variants",
+__all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "Variant", "acted_calls", "default_fact",
+           "find_variants",
            "left_out_calls", "other_sign_probes", "sign_fact"]

@@ -177,3 +177,51 @@ def test_the_words_of_a_phrase_are_tried_after_the_proposals(make_engine):
     tried = [inv.arguments["goal"] for p, inv, _ in prober.probed if p == "goal"]
     assert tried.index("weight_gain") < tried.index("lose")
     assert words_of(["lose weight", "weight_gain", "cut", "10 kg"]) == ["lose", "weight", "gain"]
+
+
+M3F = "The value to say in another everyday form"
+REREAD = "Write the arguments."
+
+
+def test_a_text_the_tool_acts_on_becomes_a_fact_test_the_doc_as_given_fails(make_engine):
+    """The acted-value variant: every verified call set a goal the tool ignores; the value
+    probe's call with "lose" is asked as people say it ("lose weight", the word inside the
+    phrase is no fault here), re-read with the facts as "lose", and the task model with the
+    doc as given writes the phrase: R_e = 1. The fact is the value probe's."""
+    from play2prompt.evidence.fact_tests import write_fact_tests
+    from play2prompt.evidence.variants import ACTED, acted_calls
+    from play2prompt.lm.fake import tool_call
+    from play2prompt.method.example_search import Example, ExampleSpace
+
+    query = "I weigh 70 kg and I want to lose weight: how many calories a day?"
+    gen = FakeLM(rules=[(MARK, {"values": ["lose", "gain", "maintain"]}),
+                        (M3F, {"query": query}),
+                        (REREAD, {"weight": 70, "goal": "lose"})])
+    task = FakeLM(rules=[("lose weight", tool_call("function_7",
+                                                   {"weight": 70, "goal": "lose weight"}))])
+    tool = _needs()
+    engine = make_engine([tool], gen, task, evidence=EVIDENCE, lam=1.0, fact_tests=1)
+    inv = Invocation(tool.name, {"weight": 70, "goal": "weight loss"})
+
+    async def run():
+        obs = await engine.runtime.run(inv)
+        play = PlayResult(inv, obs, (Attempt(inv, obs, 0, "worked"),), "k")
+        space = ExampleSpace(tool, engine, FactBook(tool))
+        await evidence_for(engine).probes.run(space.prober, [play])
+        ex = Example(tool.name, "I weigh 70 kg, goal weight loss.", inv, obs, "", 3.0, 0.0,
+                     3.0, solved=True)
+        found = acted_calls([ex], space.probed, space.book)
+        return found, await write_fact_tests(tool, engine, space, [ex])
+
+    found, tests = asyncio.run(run())
+    assert [(v.param, v.kind, v.invocation.arguments["goal"]) for v in found] == [
+        ("goal", ACTED, "lose")]
+    (test,) = tests
+    assert test.query == query and test.invocation.arguments == {"weight": 70, "goal": "lose"}
+    assert test.observation.output == {"calories": 1012.0}
+    assert test.verified and (test.solved, test.r_e) == (False, 1.0)
+    assert test.fact.startswith("goal: Only 'lose' or 'gain' change the result")
+    # a verified call that already has a text the tool acts on leaves nothing to show
+    shown = Example(tool.name, "q", Invocation(tool.name, {"weight": 70, "goal": "gain"}),
+                    test.observation, "", 3.0, 0.0, 3.0, solved=True)
+    assert acted_calls([shown], [], FactBook(tool)) == []
