@@ -205,7 +205,26 @@ class FactTestWriter:
             note = (f"\nA draft was: {query}\nRead with the rule, it asks for {reading.shown}, "
                     f"not for the call. Keep the value exactly the same, only say it "
                     f"another way.")
-        return None
+        return await self.by_parts(target, book, seed_key) if target.plain else None
+
+    async def by_parts(self, target: FactTarget, book: FactBook,
+                       seed_key: str) -> Example | None:
+        """A plain target (the text the tool acts on, said inside a phrase) no draft got right,
+        written a value at a time (request-parts, :meth:`RequestWriter.by_parts`), gated for
+        the other values and re-read with the facts like a draft."""
+        eng, ex = self.engine, target.example
+        inv, obs = ex.invocation, ex.observation
+        ev = evidence_for(eng)
+        query = await ev.request_parts.compose(self.reader, inv, obs, f"{seed_key}:fact", book)
+        parts_system, _ = eng.prompts.template("m3-parts")
+        if not query or ev.request_gates.problems(
+                query, self.tool, [*self.sources, parts_system, target.rule],
+                inv=_without(inv, target.param), book=book):
+            return None
+        reading = await self.reader.reread(query, inv, obs, f"{seed_key}:fact:parts", book)
+        if not reading.consistent:
+            return None
+        return await self._tested(target, query, reading.shown, _without(inv, target.param))
 
     async def write_variant(self, variant: Variant, book: FactBook,
                             seed_key: str) -> Example | None:

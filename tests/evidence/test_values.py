@@ -225,3 +225,43 @@ def test_a_text_the_tool_acts_on_becomes_a_fact_test_the_doc_as_given_fails(make
     shown = Example(tool.name, "q", Invocation(tool.name, {"weight": 70, "goal": "gain"}),
                     test.observation, "", 3.0, 0.0, 3.0, solved=True)
     assert acted_calls([shown], [], FactBook(tool)) == []
+
+
+def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
+    """request-parts for the acted-value test: the 1.5B's m3-fact drafts echo the prompt or
+    write code; the parts say each value, the acted one inside its phrase."""
+    from play2prompt.evidence.fact_tests import write_fact_tests
+    from play2prompt.lm.fake import tool_call
+    from play2prompt.method.example_search import Example, ExampleSpace
+
+    gen = FakeLM(rules=[(MARK, {"values": ["lose", "gain"]}),
+                        (M3F, {"query": "function_7(weight=70, goal='lose')"}),
+                        ("Write the person's message in parts.", {
+                            "want": "How many calories should I eat a day?",
+                            "value_1": "I weigh 70 kg.", "value_2": "I want to lose weight."}),
+                        (REREAD, {"weight": 70, "goal": "lose"})])
+    task = FakeLM(rules=[("lose weight", tool_call("function_7",
+                                                   {"weight": 70, "goal": "lose weight"}))])
+    tool = _needs()
+    evidence = tuple(n for n in EVIDENCE if n != "request-parts")
+    for names in (EVIDENCE, evidence):
+        engine = make_engine([tool], gen, task, evidence=names, lam=1.0, fact_tests=1)
+        inv = Invocation(tool.name, {"weight": 70, "goal": "weight loss"})
+
+        async def run():
+            obs = await engine.runtime.run(inv)
+            play = PlayResult(inv, obs, (Attempt(inv, obs, 0, "worked"),), "k")
+            space = ExampleSpace(tool, engine, FactBook(tool))
+            await evidence_for(engine).probes.run(space.prober, [play])
+            ex = Example(tool.name, "I weigh 70 kg, goal weight loss.", inv, obs, "", 3.0,
+                         0.0, 3.0, solved=True)
+            return await write_fact_tests(tool, engine, space, [ex])
+
+        tests = asyncio.run(run())
+        if names == evidence:          # without the component no test is written
+            assert tests == []
+            continue
+        (test,) = tests
+        assert test.query == ("How many calories should I eat a day? I weigh 70 kg. I want to "
+                              "lose weight.")
+        assert test.invocation.arguments["goal"] == "lose" and test.r_e == 1.0
