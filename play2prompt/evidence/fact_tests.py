@@ -78,6 +78,7 @@ class FactTarget:
     plain: bool = False              # the value may stand as written inside the phrase that
     #                                  says it ("lose weight" for "lose", the one text the
     #                                  tool acts on: an acted-value variant)
+    phrase: str = ""                 # that phrase, where play's own texts hold one
 
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
@@ -129,6 +130,15 @@ def _form_problems(form: Form | None, value: Any, query: str, label: str,
     if form is None and not says_a_number(value, query, others):
         return [f"it leaves out {label}; say it in another form"]
     return []
+
+
+def everyday_phrase(value: str, texts: Sequence[str]) -> str:
+    """The first of ``texts`` (play's and the probes', in order) that holds ``value`` as a
+    word and says more ("lose weight" for "lose"): how people say the one text a tool acts
+    on. "" when none does."""
+    word = re.compile(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", re.I)
+    return next((t for t in texts if word.search(t) and t.strip().lower() != value.lower()),
+                "")
 
 
 def _without(inv: Invocation, param: str) -> Invocation:
@@ -215,7 +225,9 @@ class FactTestWriter:
         eng, ex = self.engine, target.example
         inv, obs = ex.invocation, ex.observation
         ev = evidence_for(eng)
-        query = await ev.request_parts.compose(self.reader, inv, obs, f"{seed_key}:fact", book)
+        said = Invocation(inv.name, {**inv.arguments, target.param: target.phrase}) \
+            if target.phrase else inv
+        query = await ev.request_parts.compose(self.reader, said, obs, f"{seed_key}:fact", book)
         parts_system, _ = eng.prompts.template("m3-parts")
         if not query or ev.request_gates.problems(
                 query, self.tool, [*self.sources, parts_system, target.rule],
@@ -237,8 +249,12 @@ class FactTestWriter:
             return await self.write_left_out(variant, ex, book, seed_key)
         rule = " ".join(book.sentences(variant.param, examples=False)) or variant.fact.text
         if variant.kind == ACTED:
-            return await self.write(FactTarget(ex, variant.param, rule, plain=True), book,
-                                    seed_key)
+            texts = [*book.examples(variant.param, limit=10),
+                     *(str(i.arguments[variant.param]) for _, i, _ in self.space.probed
+                       if isinstance(i.arguments.get(variant.param), str))]
+            phrase = everyday_phrase(str(variant.invocation.arguments[variant.param]), texts)
+            return await self.write(FactTarget(ex, variant.param, rule, plain=True,
+                                               phrase=phrase), book, seed_key)
         form = sign_form(variant.invocation.arguments.get(variant.param))
         return await self.write(FactTarget(ex, variant.param, rule, form), book, seed_key)
 

@@ -229,7 +229,8 @@ def test_a_text_the_tool_acts_on_becomes_a_fact_test_the_doc_as_given_fails(make
 
 def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
     """request-parts for the acted-value test: the 1.5B's m3-fact drafts echo the prompt or
-    write code; the parts say each value, the acted one inside its phrase."""
+    write code; the parts say each value, the acted one as play's own phrase for it ("lose
+    weight": asked for "lose" alone, the 1.5B wrote "The goal is lose.", which D0 solves)."""
     from play2prompt.evidence.fact_tests import write_fact_tests
     from play2prompt.lm.fake import tool_call
     from play2prompt.method.example_search import Example, ExampleSpace
@@ -246,14 +247,14 @@ def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
     evidence = tuple(n for n in EVIDENCE if n != "request-parts")
     for names in (EVIDENCE, evidence):
         engine = make_engine([tool], gen, task, evidence=names, lam=1.0, fact_tests=1)
-        inv = Invocation(tool.name, {"weight": 70, "goal": "weight loss"})
+        inv = Invocation(tool.name, {"weight": 70, "goal": "lose weight"})
 
         async def run():
             obs = await engine.runtime.run(inv)
             play = PlayResult(inv, obs, (Attempt(inv, obs, 0, "worked"),), "k")
             space = ExampleSpace(tool, engine, FactBook(tool))
             await evidence_for(engine).probes.run(space.prober, [play])
-            ex = Example(tool.name, "I weigh 70 kg, goal weight loss.", inv, obs, "", 3.0,
+            ex = Example(tool.name, "I weigh 70 kg, goal lose weight.", inv, obs, "", 3.0,
                          0.0, 3.0, solved=True)
             return await write_fact_tests(tool, engine, space, [ex])
 
@@ -265,3 +266,6 @@ def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
         assert test.query == ("How many calories should I eat a day? I weigh 70 kg. I want to "
                               "lose weight.")
         assert test.invocation.arguments["goal"] == "lose" and test.r_e == 1.0
+        # the parts are asked for the phrase of play's own texts that holds the word
+        parts = [r for r in gen.requests if "message in parts" in prompt_text(r)]
+        assert "value_2: the goal is lose weight" in prompt_text(parts[-1])
