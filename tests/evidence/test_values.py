@@ -249,7 +249,7 @@ def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
         engine = make_engine([tool], gen, task, evidence=names, lam=1.0, fact_tests=1)
         inv = Invocation(tool.name, {"weight": 70, "goal": "lose weight"})
 
-        async def run():
+        async def run(engine, inv):
             obs = await engine.runtime.run(inv)
             play = PlayResult(inv, obs, (Attempt(inv, obs, 0, "worked"),), "k")
             space = ExampleSpace(tool, engine, FactBook(tool))
@@ -258,7 +258,7 @@ def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
                          0.0, 3.0, solved=True)
             return await write_fact_tests(tool, engine, space, [ex])
 
-        tests = asyncio.run(run())
+        tests = asyncio.run(run(engine, inv))
         if names == evidence:          # without the component no test is written
             assert tests == []
             continue
