@@ -123,12 +123,30 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     return found
 
 
+def _whole(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", re.I)
+
+
+def acted_text(query: str, value: object, acted: Sequence[str]) -> str | None:
+    """The one text the tool acts on (a value probe's fact) that a call's other text holds as
+    a word and the request says too ("gain" of goal="gain weight" where the tool acts only on
+    "lose" and "gain": the person asked to gain, the call computed as for an unknown word);
+    None otherwise."""
+    if not isinstance(value, str) or not acted or value in acted:
+        return None
+    found = [a for a in acted if _whole(a).search(value) and _whole(a).search(query)]
+    return found[0] if len(found) == 1 else None
+
+
 def rescaled(query: str, inv: Invocation, book: FactBook) -> Invocation | None:
     """The call the request asks for where it says values on the scale the facts give ("5 %"
     for annual_rate=0.05 is annual_rate=5 where the tool takes a percentage): play's calls are
-    often atypical (fractions), and people say the typical value. None: nothing to rescale."""
+    often atypical (fractions), and people say the typical value; or where the call's text
+    holds the one text the tool acts on (:func:`acted_text`). None: nothing to rescale."""
     meant = {name: _said_as_percentage(query, name, value, book)
              for name, value in inv.arguments.items()}
+    meant.update({name: word for name, value in inv.arguments.items()
+                  if (word := acted_text(query, value, book.acted_on(name))) is not None})
     args = {name: v for name, v in meant.items() if v is not None}
     return Invocation(inv.name, {**inv.arguments, **args}) if args else None
 

@@ -110,15 +110,14 @@ def other_sign_probes(examples: Sequence[Example],
 def acted_calls(examples: Sequence[Example],
                 probed: Sequence[tuple[str, Invocation, Observation]],
                 book: FactBook) -> list[Variant]:
-    """The value probes' calls that ran with a text the tool acts on, one per argument whose
-    verified calls all set a text it ignores (a verified call with an acted-on text already
-    shows it), in probing order."""
+    """The value probes' calls that ran with a text the tool acts on that no verified call
+    sets (a verified call with it already shows it), one per argument, in probing order."""
     out: dict[str, Variant] = {}
     for param, inv, obs in probed:
         acted = book.acted_on(param)
         value = inv.arguments.get(param)
         if param in out or value not in acted or code_verdict(obs)[0] != 0 or any(
-                ex.verified and ex.invocation.arguments.get(param) in acted for ex in examples):
+                ex.verified and ex.invocation.arguments.get(param) == value for ex in examples):
             continue
         fact = next(f for f in book.of(param) if f.values[:1] == (ACTS_ON,))
         out[param] = Variant(param, ACTED, inv, obs, fact)

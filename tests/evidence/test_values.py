@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -211,9 +212,9 @@ def test_a_text_the_tool_acts_on_becomes_a_fact_test_the_doc_as_given_fails(make
         ex = Example(tool.name, "I weigh 70 kg, goal weight loss.", inv, obs, "", 3.0, 0.0,
                      3.0, solved=True)
         found = acted_calls([ex], space.probed, space.book)
-        return found, await write_fact_tests(tool, engine, space, [ex])
+        return found, await write_fact_tests(tool, engine, space, [ex]), space.book
 
-    found, tests = asyncio.run(run())
+    found, tests, book = asyncio.run(run())
     assert [(v.param, v.kind, v.invocation.arguments["goal"]) for v in found] == [
         ("goal", ACTED, "lose")]
     (test,) = tests
@@ -221,10 +222,14 @@ def test_a_text_the_tool_acts_on_becomes_a_fact_test_the_doc_as_given_fails(make
     assert test.observation.output == {"calories": 1012.0}
     assert test.verified and (test.solved, test.r_e) == (False, 1.0)
     assert test.fact.startswith("goal: Only 'lose' or 'gain' change the result")
-    # a verified call that already has a text the tool acts on leaves nothing to show
-    shown = Example(tool.name, "q", Invocation(tool.name, {"weight": 70, "goal": "gain"}),
-                    test.observation, "", 3.0, 0.0, 3.0, solved=True)
-    assert acted_calls([shown], [], FactBook(tool)) == []
+    # a verified call that already sets that text leaves nothing to show; another acted text
+    # does not ("gain" shows nothing of "lose")
+    probed = [("goal", test.invocation, test.observation)]
+    lose = Example(tool.name, "q", test.invocation, test.observation, "", 3.0, 0.0, 3.0,
+                   solved=True)
+    gain = replace(lose, invocation=Invocation(tool.name, {"weight": 70, "goal": "gain"}))
+    assert acted_calls([lose], probed, book) == []
+    assert [v.invocation for v in acted_calls([gain], probed, book)] == [test.invocation]
 
 
 def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
@@ -269,3 +274,21 @@ def test_an_acted_value_no_draft_got_right_is_written_in_parts(make_engine):
         # the parts are asked for the phrase of play's own texts that holds the word
         parts = [r for r in gen.requests if "message in parts" in prompt_text(r)]
         assert "value_2: the goal is lose weight" in prompt_text(parts[-1])
+
+
+def test_a_verified_call_whose_text_holds_the_acted_word_is_relabelled_by_code(make_engine):
+    """goal="gain weight" computes as for an unknown word; the request asked to gain. Once
+    the value probes show the tool acts only on "lose" and "gain", the example is one of
+    goal="gain" (request-gates' rescaling, at writing and on the verified examples)."""
+    from play2prompt.evidence.gates import acted_text, rescaled
+
+    _, book, _ = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"})
+    assert book.acted_on("goal") == ("lose", "gain")
+    said = "I weigh 70 kg and my goal is to gain weight."
+    call = Invocation("function_7", {"weight": 70, "goal": "gain weight"})
+    assert rescaled(said, call, book) == Invocation("function_7", {"weight": 70,
+                                                                   "goal": "gain"})
+    assert acted_text(said, "gain", ("lose", "gain")) is None          # already acted on
+    assert acted_text("I want to bulk up.", "gain weight", ("lose", "gain")) is None
+    assert acted_text("lose or gain?", "lose or gain", ("lose", "gain")) is None   # two
+    assert rescaled(said, call, FactBook(_needs())) is None        # no fact: nothing to do
