@@ -326,6 +326,8 @@ def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
                               rf"{re.escape(value)}['\"]?(?![\w])", doc_text, re.I)
                 if m and m.group(0).strip(" ,;(").lower() != "":
                     found.append(m.group(0))
+        if fact.kind == "rule" and fact.values[:1] == (ACTS_ON,):
+            found.extend(_ignored_sentences(doc_text, fact.values[1:]))
     rules = " ".join(f.text for f in facts
                      if f.kind == "rule" and tuple(f.values[:1]) != ("converts",))
     before = "|".join(words()["unit_preposition"])
@@ -338,6 +340,19 @@ def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
                 if m:
                     found.append(m.group(0))
     return found
+
+
+def _ignored_sentences(doc_text: str, acted: Sequence[str]) -> list[str]:
+    """The sentences of a doc text that offer a quoted text the tool does not act on ("Can be
+    'gain weight', 'lose weight', or 'maintain weight'." where a value probe showed it acts
+    only on "lose" and "gain"): the describe step's guesses, which a 1.5B copies over the
+    fact."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", doc_text):
+        quoted = re.findall(r"'([^']+)'|\"([^\"]+)\"", sentence)
+        if any((a or b) not in acted for a, b in quoted):
+            out.append(sentence)
+    return out
 
 
 def _units_in(text: str, family: Mapping[str, str]) -> set[str]:

@@ -292,3 +292,15 @@ def test_a_verified_call_whose_text_holds_the_acted_word_is_relabelled_by_code(m
     assert acted_text("I want to bulk up.", "gain weight", ("lose", "gain")) is None
     assert acted_text("lose or gain?", "lose or gain", ("lose", "gain")) is None   # two
     assert rescaled(said, call, FactBook(_needs())) is None        # no fact: nothing to do
+
+
+def test_a_description_offering_texts_the_tool_ignores_is_refuted(make_engine):
+    """The describe step guessed "Can be 'gain weight', 'lose weight', or 'maintain weight'";
+    the value probes showed the tool acts only on "lose" and "gain": the facts doc drops the
+    guess (the 1.5B copied it over the fact) and keeps the fact."""
+    _, book, prober = _probe(make_engine, _needs(), {"weight": 70, "goal": "weight loss"})
+    book.add(Fact("goal", "describes", "The person's goal. Can be 'gain weight', 'lose "
+                  "weight', or 'maintain weight'."))
+    said = facts_doc(prober.tool, book).params["goal"]
+    assert said.startswith("The person's goal. Only 'lose' or 'gain' change the result")
+    assert "Can be" not in said
