@@ -182,7 +182,8 @@ async def rescale_examples(engine: Engine, examples: Sequence[Example], book: Fa
     """The verified examples once the search is done and the facts are complete: one that
     says a value on the scale the facts give ("5 %" where the tool takes a percentage, and
     the call has 0.05) becomes an example of the rescaled call when it works, else is dropped
-    (a ``rescaled`` candidate, kept or dropped); calls stay distinct."""
+    (a ``rescaled`` candidate, kept or dropped, no longer marked solved); calls stay
+    distinct."""
     gates = evidence_for(engine).request_gates
     out: list[Example] = []
     for i, ex in enumerate(examples):
@@ -190,7 +191,10 @@ async def rescale_examples(engine: Engine, examples: Sequence[Example], book: Fa
         call = gates.rescaled(ex.query, ex.invocation, book)
         if call is not None:
             obs = await working(engine, call)
-            fixed = None if obs is None else replace(ex, invocation=call, observation=obs)
+            # whether D0 solves the new call is not known (``solved`` was the old call's):
+            # the doc search scores it, rather than skipping as "already solves all"
+            fixed = None if obs is None else replace(ex, invocation=call, observation=obs,
+                                                     solved=False)
             engine.trace.candidate("rescaled", ex.tool, f"rescaled-{ex.tool}-{i}", iteration=0,
                                    parent=None, state="dropped" if fixed is None else "kept",
                                    reward=ex.reward, payload={**(fixed or ex).to_dict(),

@@ -260,10 +260,11 @@ def test_verified_examples_the_completed_facts_rescale_are_relabelled_or_dropped
                         f"% over {a['years']} years?" if a["annual_rate"] < 1 else
                         "My loan of 20000 at 5 % over 5 years?",
                         Invocation("loan_payment", a), Observation(True, {"x": 1}),
-                        "", 3.0, 0.0, 3.0) for a in calls]
+                        "", 3.0, 0.0, 3.0, solved=True) for a in calls]
     engine = make_engine([loan], FakeLM())
     (kept,) = asyncio.run(rescale_examples(engine, examples, book))
     assert kept.invocation.arguments["annual_rate"] == 5.0 and kept.observation.ok
+    assert not kept.solved      # D0 solved the old call: the new one is the doc search's to score
     assert kept.query == examples[0].query
     logged = {r["state"] for r in engine.store.candidates(stage="rescaled")}
     assert logged == {"kept", "dropped"}
