@@ -56,7 +56,13 @@ from play2prompt.method.requests import (
     says_as_given,
     working,
 )
-from play2prompt.method.rewards import check_query, quality_reward, total_reward, value_in_text
+from play2prompt.method.rewards import (
+    check_query,
+    quality_reward,
+    total_reward,
+    value_in_text,
+    whole_word,
+)
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -136,7 +142,7 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
     """The first of ``texts`` (play's and the probes', in order) that holds ``value`` as a
     word and says more ("lose weight" for "lose"): how people say the one text a tool acts
     on. "" when none does."""
-    word = re.compile(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", re.I)
+    word = whole_word(value)
     return next((t for t in texts if word.search(t) and t.strip().lower() != value.lower()),
                 "")
 

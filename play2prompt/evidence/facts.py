@@ -204,11 +204,17 @@ class FactBook:
         lists = [f.values for f in self.of(param) if f.kind == "accepts"]
         return max(lists, key=len) if lists else ()
 
+    def acted_fact(self, param: str) -> Fact | None:
+        """The value probe's fact that names the only texts of ``param`` the tool acts on
+        (:mod:`play2prompt.evidence.values`); None when none did."""
+        return next((f for f in self.of(param)
+                     if f.kind == "rule" and f.values[:1] == (ACTS_ON,)), None)
+
     def acted_on(self, param: str) -> tuple[str, ...]:
-        """The only texts of ``param`` the tool acts on, as a value probe showed
-        (:mod:`play2prompt.evidence.values`); () when none did."""
-        return next((f.values[1:] for f in self.of(param)
-                     if f.kind == "rule" and f.values[:1] == (ACTS_ON,)), ())
+        """The only texts of ``param`` the tool acts on (:meth:`acted_fact`'s); () when
+        none."""
+        fact = self.acted_fact(param)
+        return fact.values[1:] if fact is not None else ()
 
     def rejected(self, param: str) -> set[str]:
         return {v for f in self.of(param) if f.kind == "rejects" for v in f.values}

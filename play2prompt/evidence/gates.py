@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
 from play2prompt.evidence.everyday import typical_value
-from play2prompt.method.rewards import missing_numbers, said_as_percent, value_in_text
+from play2prompt.method.rewards import (
+    missing_numbers,
+    said_as_percent,
+    value_in_text,
+    whole_word,
+)
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Tool
 
@@ -123,10 +128,6 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     return found
 
 
-def _whole(word: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", re.I)
-
-
 def acted_text(query: str, value: object, acted: Sequence[str]) -> str | None:
     """The one text the tool acts on (a value probe's fact) that a call's other text holds as
     a word and the request says too ("gain" of goal="gain weight" where the tool acts only on
@@ -134,7 +135,7 @@ def acted_text(query: str, value: object, acted: Sequence[str]) -> str | None:
     None otherwise."""
     if not isinstance(value, str) or not acted or value in acted:
         return None
-    found = [a for a in acted if _whole(a).search(value) and _whole(a).search(query)]
+    found = [a for a in acted if whole_word(a).search(value) and whole_word(a).search(query)]
     return found[0] if len(found) == 1 else None
 
 

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import ACTS_ON, Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
@@ -119,7 +119,8 @@ def acted_calls(examples: Sequence[Example],
         if param in out or value not in acted or code_verdict(obs)[0] != 0 or any(
                 ex.verified and ex.invocation.arguments.get(param) == value for ex in examples):
             continue
-        fact = next(f for f in book.of(param) if f.values[:1] == (ACTS_ON,))
+        fact = book.acted_fact(param)
+        assert fact is not None       # ``acted`` came from it
         out[param] = Variant(param, ACTED, inv, obs, fact)
     return list(out.values())
 

@@ -33,7 +33,7 @@ from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
 from play2prompt.method.play import arguments_schema, code_verdict, retry_temperature
-from play2prompt.method.rewards import leaf_values, value_in_text
+from play2prompt.method.rewards import leaf_values, value_in_text, whole_word
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -103,8 +103,7 @@ def says_as_given(value: Any, query: str) -> bool:
     if not isinstance(value, str):
         return value_in_text(value, query)
     forms = {value.strip(), value.strip().replace("_", " ")} - {""}
-    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(f)}(?![A-Za-z0-9])", query, re.I)
-               for f in forms)
+    return any(whole_word(f).search(query) for f in forms)
 
 
 def said(value: Any, query: str) -> bool:
@@ -181,8 +180,8 @@ class RequestWriter:
                                                  [*self.sources, advice, note], previous)
             if done is not None:
                 return done
-            if tried.consistent is False and tried.rederived or not best.query or len(
-                    tried.problems) < len(best.problems):
+            # a draft re-read as another call is the best so far; else the fewest problems
+            if tried.rederived or not best.query or len(tried.problems) < len(best.problems):
                 best = tried
         if best.problems:     # no draft passed: the values said one at a time
             query = await self.evidence.request_parts.compose(self, inv, obs, seed_key, book)
