@@ -92,6 +92,7 @@ def show_data(store: Any) -> dict[str, Any]:
         "reused_calls": None if reused is None else reused.to_dict(),
         "tools": {name: _tool_data(r) for name, r in store.results().items()},
         "llm_calls": calls["total"], "llm_calls_by_role": calls["by_role"],
+        "llm_calls_by_prompt": by_prompt(store),
         "speed": last.get("speed") or {},
         "tool_executions": store.execution_stats(),
     }
@@ -146,11 +147,35 @@ def print_show(data: Mapping[str, Any]) -> None:
     out(f"logged LLM samples: {total['samples']} ({total['failed']} failed), tokens "
         f"{total['prompt_tokens']} prompt + {total['completion_tokens']} completion",
         highlight=False, markup=False)
+    if data["llm_calls_by_prompt"]:
+        out(table("LLM samples by prompt (summed latency: slots overlap)",
+                  ["prompt", "role", "samples", "prompt tokens", "generated", "latency s",
+                   "share"], [[r["prompt"], r["role"], r["samples"], r["prompt_tokens"],
+                               r["completion_tokens"], r["latency_s"], r["share"]]
+                              for r in data["llm_calls_by_prompt"]]))
     for model, sp in data["speed"].items():
         out(_speed_line(model, sp), highlight=False, markup=False)
     execs = data["tool_executions"]
     out(f"tool executions: {sum(v['total'] for v in execs.values())} "
         f"({sum(v['ok'] for v in execs.values())} ok)", highlight=False, markup=False)
+
+
+def by_prompt(store: Any) -> list[dict[str, Any]]:
+    """The answered samples by the template that opened them (``metaprompts.opened_by``) and
+    role, the largest summed latency first: where a run's model time went."""
+    from play2prompt.metaprompts import MetaPrompts, opened_by
+
+    openings = MetaPrompts().openings()
+    rows: dict[tuple[str, str], list[float]] = {}
+    for role, first, n, ptok, ctok, lat in store.samples_by_opening():
+        acc = rows.setdefault((opened_by(first, openings), role), [0, 0, 0, 0.0])
+        for i, v in enumerate((n, ptok, ctok, lat)):
+            acc[i] += v
+    total = sum(acc[3] for acc in rows.values())
+    return [{"prompt": name, "role": role, "samples": int(a[0]), "prompt_tokens": int(a[1]),
+             "completion_tokens": int(a[2]), "latency_s": round(a[3], 1),
+             "share": f"{100 * a[3] / total:.0f} %" if total else "-"}
+            for (name, role), a in sorted(rows.items(), key=lambda kv: -kv[1][3])]
 
 
 def evidence_total(tools: Iterable[Mapping[str, Any]]) -> dict[str, int]:

@@ -83,6 +83,36 @@ class MetaPrompts:
         return messages
 
 
+    def openings(self) -> dict[str, str]:
+        """Each built-in template's fixed opening, by file name: the words of its first message
+        before the first placeholder (its system part, else its user part), spaces normalised.
+        A logged call is told apart by it (:func:`opened_by`)."""
+        out = {}
+        for entry in resources.files(__package__).iterdir():
+            if not entry.name.endswith(".txt"):
+                continue
+            system, user = self._load(entry.name[:-4])
+            first = system if system.strip() else user
+            words = " ".join(first.split("$", 1)[0].split())
+            if len(words) >= MIN_OPENING:
+                out[entry.name[:-4]] = words
+        return out
+
+
+MIN_OPENING = 20   # characters of fixed text a template's first message needs to be told apart
+
+
+def opened_by(text: str, openings: Mapping[str, str]) -> str:
+    """The template whose opening ``text`` (a call's first message) starts with, the longest
+    such; "other" for none. A conversation's later turns count under its first template."""
+    text = " ".join(text.split())
+    if not text:
+        return "other"
+    found = [(len(o), name) for name, o in openings.items()
+             if text.startswith(o[:len(text)] if len(text) < len(o) else o)]
+    return max(found)[1] if found else "other"
+
+
 def _packaged(name: str) -> str:
     """A built-in template, else a registered one."""
     try:

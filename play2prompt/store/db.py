@@ -210,6 +210,15 @@ class RunStore(SeededSamples):
                 total["failed"] += count
         return {"total": total, "by_role": by_role}
 
+    def samples_by_opening(self, chars: int = 600) -> list[tuple[str, str, int, int, int, float]]:
+        """(role, first message's first ``chars`` characters, samples, prompt tokens, generated
+        tokens, summed latency) of the answered samples: which prompt spent the model's time."""
+        rows = self._query(
+            "SELECT role, substr(json_extract(request, '$.messages[0].content'), 1, ?), COUNT(*), "
+            "SUM(prompt_tokens), SUM(completion_tokens), SUM(latency_s) FROM llm_calls "
+            f"WHERE status = 'ok'{self._used_only()} GROUP BY 1, 2", (chars,))
+        return [(r[0], r[1] or "", r[2], r[3] or 0, r[4] or 0, r[5] or 0.0) for r in rows]
+
     def samples_by_tag(self) -> dict[str, dict[str, int]]:
         rows = self._query(
             "SELECT tag, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens) FROM llm_calls "

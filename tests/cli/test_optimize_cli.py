@@ -36,6 +36,14 @@ def test_optimize_then_list_and_show(tmp_path, capsys):
     assert used["fact-reader"] > 0 and used["probes"] > 0
     line = next(x for x in shown.splitlines() if x.startswith("evidence components' calls"))
     assert f"fact-reader {used['fact-reader']}" in line and "doc-completion" not in line
+    # where the model's time went, by the template that opened each call
+    assert "LLM samples by prompt" in shown and "m1_invocation" in shown
+    assert main(["runs", "show", "r1", "--runs-dir", runs, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = data["llm_calls_by_prompt"]
+    assert sum(r["samples"] for r in rows) == data["llm_calls"]["samples"]
+    assert {"m1_invocation", "m3_query"} <= {r["prompt"] for r in rows}
+    assert "other" not in {r["prompt"] for r in rows}    # every call the method made is told apart
     assert main(["runs", "show", "nope", "--runs-dir", runs]) == 2
 
 

@@ -46,3 +46,22 @@ def test_task_prompt_prefix_is_stable_across_queries(example_tools):
     p = TaskPrompter(mode="prompting")
     assert p.request(example_tools, "q1").messages[0] == p.request(example_tools,
                                                                      "q2").messages[0]
+
+
+def test_each_template_is_told_apart_by_its_opening():
+    """``runs show`` counts a logged call under the template whose fixed opening its first
+    message starts with: every built-in template is found as itself, however filled, and a
+    call opened by no template is "other"."""
+    from play2prompt.metaprompts import opened_by
+
+    openings = MetaPrompts().openings()
+    assert {"m1_invocation", "m3_query", "m3_fact", "describe", "describe_formula",
+            "task_function_calling"} <= set(openings)
+    for name in openings:
+        system, user = MetaPrompts()._load(name)
+        values = {v: f"<{v} value>" for v in _placeholders(system) | _placeholders(user)}
+        first = MetaPrompts().render(name, **values)[0]["content"]
+        assert opened_by(first, openings) == name
+        assert opened_by(first[:600], openings) == name     # as the store keeps it
+    assert opened_by("Tell me a joke.", openings) == "other"
+    assert opened_by("", openings) == "other"
