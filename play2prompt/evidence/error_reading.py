@@ -57,6 +57,7 @@ from play2prompt.evidence.error_text import (
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Tool
 
+_NUMERAL = re.compile(r"-?\d+(?:\.\d+)?")
 ACCEPTS = "One of: "         # how a list of accepted values is stated
 TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "a text",
               "boolean": "true or false", "array": "a list", "object": "an object"}
@@ -117,7 +118,7 @@ class _Reader:
 
     def accepts(self, params: list[str], values: tuple[str, ...]) -> list[Reading]:
         return [Reading(p, "accepts", ACCEPTS + ", ".join(values) + ".", values)
-                for p in params if self._is_text(p)]
+                for p in params if self._is_text(p) or self._is_number(p, values)]
 
     def param(self, name: str, status: str, kind: str = "") -> list[Reading]:
         """A parameter fact, when it adds to the schema."""
@@ -136,6 +137,11 @@ class _Reader:
                 "exists": f"{name} takes {said or 'a value'}."}[status]
         values = (status, kind) if kind and status != "absent" else (status,)
         return [Reading(name, "param", text, values)]
+
+    def _is_number(self, param: str, values: tuple[str, ...]) -> bool:
+        """A number parameter with a listed set of numbers ("one of (1, 2, 4, 12)")."""
+        kind = (self.tool.properties.get(param) or {}).get("type")
+        return kind in ("integer", "number") and all(_NUMERAL.fullmatch(v) for v in values)
 
     def _is_text(self, param: str) -> bool:
         kind = (self.tool.properties.get(param) or {}).get("type", "string")
@@ -254,7 +260,7 @@ class _Reader:
             if cut:
                 return [self.rule(p, clause) for p in targets]
             return self.accepts(targets, listed) + [
-                self.rejects(p, self.args[p], "") for p in by_value
+                self.rejects(p, self.args[p], "") for p in (by_value or list(echoed))
                 if _scalar(self.args[p]) and str(self.args[p]) not in listed]
         # in "'A' is outside 'B'" only A is rejected; with no such subject every echo is, but
         # two values echoed alike are a pair ("no commits between main and feature") unless

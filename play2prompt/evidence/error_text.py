@@ -9,6 +9,7 @@ once on first use.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from functools import cache
@@ -19,6 +20,8 @@ from play2prompt.numeric import any_is, is_number
 
 MAX_LIST = 40                # accepted values kept per parameter
 QUOTED = re.compile(r"['\"`]([^'\"`]{1,60})['\"`]")
+_OPENS = re.compile(r"(?:[a-z_]+\()?([\[({])")     # a repr's brackets: (…), [..], dict_keys([..])
+_CLOSES = {"[": "]", "(": ")", "{": "}"}
 _TOKEN = re.compile(r"^['\"`]?([\w./+\-]{1,40}(?: [\w./+\-]{1,20}){0,2})['\"`]?$")
 _CUT = re.compile(r"\s*\.\.\.\[truncated: \d+ chars\]\s*$")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w]|\.\d)")
@@ -103,16 +106,35 @@ def _separators(tail: str) -> list[str]:
 
 def value_list(clause: str) -> tuple[str, ...]:
     """The accepted values a clause lists ("units: c, cm, ft" / "one of a, b or c" / "must be
-    'asc' or 'desc'"), if any: three or more short items, or two quoted ones."""
+    'asc' or 'desc'"), if any: three or more short items, or two quoted ones. A list in
+    brackets is read inside them (Python's repr of a tuple, list or ``dict_keys``: "one of
+    (1, 2, 4), got 5"); quoted items that open a longer list are the list ("either 'pearson',
+    'spearman', or a callable, 'cosine' was supplied")."""
     intro = re.compile(r"(?<![\w])(?:" + "|".join(words()["list_intro"]) + r")\s*(?:values?)?"
                        r"\s*[:=]?\s*", re.I)
     for m in intro.finditer(clause):
-        items = _separators(clause[m.end():])
+        items = _separators(_bracketed(clause[m.end():]))
+        run = list(itertools.takewhile(_quoted, items))
+        items = run if len(run) >= 2 else items
         tokens = [t.group(1) for t in map(_TOKEN.match, items) if t]
-        quoted = all(i[:1] in "'\"`" and i[-1:] == i[:1] for i in items)
+        quoted = all(map(_quoted, items))
         if len(tokens) == len(items) and (len(tokens) >= 3 or (len(tokens) == 2 and quoted)):
             return tuple(dict.fromkeys(tokens))[:MAX_LIST]
     return ()
+
+
+def _quoted(item: str) -> bool:
+    return len(item) > 1 and item[:1] in "'\"`" and item[-1:] == item[:1]
+
+
+def _bracketed(tail: str) -> str:
+    """What the brackets that open ``tail`` hold ("dict_keys(['a', 'b'])" -> "'a', 'b'"), else
+    ``tail`` itself."""
+    m = _OPENS.match(tail)
+    if m is None:
+        return tail
+    end = tail.find(_CLOSES[m.group(1)], m.end())
+    return tail[m.end():end] if end > 0 else tail
 
 
 def single_accepted(clause: str) -> str | None:

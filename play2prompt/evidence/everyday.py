@@ -49,7 +49,9 @@ class Form:
 
 def tool_unit(rule: str) -> str | None:
     """The unit a rule says the tool takes ("is in centimetres", "as a percentage"): the one
-    unit said after "in"/"as" (or, for percent vs fraction, the one said at all)."""
+    unit said after "in"/"as" (or, for percent vs fraction, the one said at all); a fraction
+    where the rule names no unit but bounds the value between 0 and 1 ("tip must be between 0
+    and 1": people say 15 %)."""
     before = "|".join(words()["unit_preposition"])
     found = []
     for family in words()["unit_families"]:
@@ -58,6 +60,8 @@ def tool_unit(rule: str) -> str | None:
             lead = "" if bare else rf"\b(?:{before})\s+(?:an?\s+)?"
             if re.search(rf"{lead}\b(?:{said})\b", rule, re.I):
                 found.append(unit)
+    if not found and re.search(words(DATA)["fraction_bounds"], rule, re.I):
+        return "fraction"     # bounded between 0 and 1: a share, said as a percentage
     return found[0] if len(found) == 1 else None
 
 

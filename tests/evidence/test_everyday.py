@@ -20,6 +20,8 @@ BMI_RULE = ("Height is in centimetres. Weight and height must be positive. '1.7'
     ("18:30", "Format: HH:MM.", "6:30 pm"),
     ("00:00", "Format: HH:MM.", "12 am"),
     ("km", "unit name. One of: cm, ft, km, m.", "kilometres"),   # a listed unit code
+    (0.15, "Tip must be between 0 and 1.", "15 %"),     # bounded by 0 and 1: a fraction
+    (0.3, "p in [0, 1]", "30 %"),
 ])
 def test_a_fact_gives_the_form_people_say(value, rule, text):
     form = everyday_form(value, rule)
@@ -37,6 +39,9 @@ def test_a_fact_gives_the_form_people_say(value, rule, text):
     ("yd", "One of: ft, yd."),                            # a unit the data does not name
     ("in", "height in metres"),                           # a word of the rule, not listed
     ("2023-02-30", "Format: YYYY-MM-DD."),                # no such day
+    (40, "Score must be between 0 and 100."),             # 0-100 may be a count: no unit
+    (3, "zone must be 1-5"),
+    (0.15, "between 0 and 1.5"),
 ])
 def test_no_form_where_the_fact_gives_none(value, rule):
     assert everyday_form(value, rule) is None
@@ -76,3 +81,10 @@ def test_a_negative_number_is_said_by_its_size_and_a_word_of_the_other_way():
     assert back.said_in("5 degrees below zero") is False              # not its size
     assert not back.said_in("14 days after Christmas") and not back.said_in("-14 days")
     assert sign_form(14) is None and sign_form(True) is None
+
+
+def test_bounds_of_0_and_1_say_fraction_only_where_no_unit_is_named():
+    assert tool_unit("tip must be between 0 and 1") == "fraction"
+    assert tool_unit("from 0.0 to 1.0") == "fraction"
+    assert tool_unit("rate as a percentage between 0 and 1") == "percent"   # named wins
+    assert tool_unit("between 0 and 10") is None and tool_unit("10-15 items") is None

@@ -67,6 +67,28 @@ def test_two_choices_are_a_list_when_offered_as_choices():
         "price", "rating", "name")
 
 
+def test_a_list_in_brackets_or_after_use_is_accepted_and_a_number_set_too():
+    """Python's repr of a tuple, list or dict_keys after a list's intro, an advice that lists
+    ("use STD, EXP or NXT"), quoted names that open a longer list; a number parameter's listed
+    numbers are its accepted values, the call's own number rejected."""
+    assert value_list("must be one of (1, 2, 4, 12), got 5") == ("1", "2", "4", "12")
+    assert value_list("Use one of: dict_keys(['a', 'b', 'c'])") == ("a", "b", "c")
+    assert value_list("use STD, EXP or NXT") == ("STD", "EXP", "NXT")
+    assert value_list("either 'x', 'y', or a callable, 'z' was supplied") == ("x", "y")
+    assert value_list("use a positive number") == ()
+    tool = _tool("savings", compounding="integer")
+    book = _book(tool, {"compounding": -12},
+                 "ValueError: compounding must be one of (1, 2, 4, 12, 52, 365), got -12")
+    assert book.accepted("compounding") == ("1", "2", "4", "12", "52", "365")
+    assert book.rejected("compounding") == {"-12"}
+    ranged = _book(_tool("zone", zone="integer"), {"zone": 9}, "ValueError: zone must be 1-5")
+    assert ranged.accepted("zone") == ()          # a range is no list
+    ship = _book(_tool("ship", service="string"), {"service": "express"},
+                 "ValueError: unknown service 'express'; use STD, EXP or NXT")
+    assert ship.accepted("service") == ("STD", "EXP", "NXT")
+    assert ship.rejected("service") == {"express"}
+
+
 def test_a_structured_error_names_its_parameter_by_loc():
     tool = _tool("search", q="string", order="string", limit="integer")
     body = ('{"detail":[{"type":"literal_error","loc":["query","order"],"msg":"Input should '

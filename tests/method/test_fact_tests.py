@@ -261,3 +261,22 @@ def test_a_form_said_beside_the_value_as_the_tool_takes_it_tests_nothing():
     assert both and "the way the tool takes it" in both[0]
     rate = everyday_form(4, "a percentage between 0 and 100")
     assert _form_problems(rate, 4, "a 20,000 loan at 4 % over 10 years", "rate", others) == []
+
+
+def test_a_value_bounded_between_0_and_1_is_tested_as_a_percentage():
+    """"tip must be between 0 and 1" names no unit, but a value the tool bounds by 0 and 1 is a
+    share people say in percent: a verified call with tip=0.15 is a target, its form "15 %"."""
+    from play2prompt.evidence.everyday import everyday_form
+    from play2prompt.tools.model import Observation, Tool
+
+    tool = Tool("split_bill", "Split a bill.", {"type": "object", "properties": {
+        "total": {"type": "number"}, "people": {"type": "integer"}, "tip": {"type": "number"}}})
+    book = FactBook(tool)
+    book.observe(Invocation(tool.name, {"total": 200, "people": 4, "tip": 15}),
+                 Observation.failure("exception", "ValueError: tip must be between 0 and 1"))
+    call = Invocation(tool.name, {"total": 200, "people": 4, "tip": 0.15})
+    ex = Example(tool.name, "Split 200 among 4 with a 0.15 tip.", call,
+                 Observation.success({"per_person": 57.5}), "", 3.0, 0.0, 3.0, solved=True)
+    targets = plan_targets(tool, [ex], book, 4)
+    assert [t.param for t in targets] == ["tip"]
+    assert everyday_form(0.15, targets[0].rule).text == "15 %"
