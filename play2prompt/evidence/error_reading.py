@@ -259,9 +259,10 @@ class _Reader:
         if listed:
             if cut:
                 return [self.rule(p, clause) for p in targets]
+            said = {v.lower() for v in listed}    # a value the list holds is no rejection
             return self.accepts(targets, listed) + [
                 self.rejects(p, self.args[p], "") for p in (by_value or list(echoed))
-                if _scalar(self.args[p]) and str(self.args[p]) not in listed]
+                if _scalar(self.args[p]) and str(self.args[p]).lower() not in said]
         # in "'A' is outside 'B'" only A is rejected; with no such subject every echo is, but
         # two values echoed alike are a pair ("no commits between main and feature") unless
         # the error lists what is accepted ("cannot convert 'miles' to 'km'; units: ...")

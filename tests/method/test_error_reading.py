@@ -124,3 +124,13 @@ def test_access_and_limits_are_not_about_the_arguments():
     said = read_error(tool, {"username": "ada"}, "HTTP 404 from https://api/users/ada: no "
                                                  "user named 'ada'")
     assert [(r.param, r.kind) for r in said] == [("username", "rejects")]
+
+
+def test_a_value_the_list_holds_in_another_case_is_not_rejected():
+    """convert_currency's "unknown currency 'YEN'; known: AUD, ..., GBP, ..." with
+    to_currency='gbp': the tool upper-cases its codes, and the list holds GBP."""
+    tool = _tool("convert_currency", from_currency="string", to_currency="string")
+    book = _book(tool, {"from_currency": "yen", "to_currency": "gbp"},
+                 "ValueError: unknown currency 'YEN'; known: AUD, CAD, EUR, GBP, USD")
+    assert book.rejected("from_currency") == {"yen"}
+    assert book.rejected("to_currency") == set()
