@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typical_value
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
-from play2prompt.evidence.names import FACT_TESTS, active
+from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
-from play2prompt.evidence.variants import ACTED, LEFT_OUT, Variant, find_variants
+from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.method.requests import (
@@ -251,7 +251,7 @@ class FactTestWriter:
         an optional argument, by :meth:`write_left_out`."""
         ex = Example(self.tool.name, "", variant.invocation, variant.observation, "",
                      0.0, 0.0, 0.0)
-        if variant.kind == LEFT_OUT:
+        if variant.kind in (LEFT_OUT, UNASKED):
             return await self.write_left_out(variant, ex, book, seed_key)
         rule = " ".join(book.sentences(variant.param, examples=False)) or variant.fact.text
         if variant.kind == ACTED:
@@ -332,9 +332,11 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     book = space.book
     targets = plan_targets(tool, examples, book, budget)
     variants = await find_variants(tool, engine, examples, space.probed,
-                                   min(budget, MAX_VARIANTS), book)
+                                   min(budget, MAX_VARIANTS), book,
+                                   unasked=UNASKED_TESTS in active(engine.config))
     for variant in variants:      # what they show joins the facts the docs are written from
         book.add(variant.fact)
+        engine.uses[UNASKED_TESTS] += variant.kind == UNASKED
     if not targets and not variants:
         return []
     writer = FactTestWriter(tool, engine, space)

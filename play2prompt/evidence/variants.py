@@ -27,6 +27,14 @@ accepted, each checked by executing it, fill that gap:
   model reading the doc as given writes the phrase, not the word, and fails it (R_e = 1). Fact:
   the value probe's own ("Only 'lose' changes the result; ...").
 
+- **unasked** (component ``unasked-tests``, off by default): a verified call without an optional
+  argument of any type that every verified call set (``resting_hr``, which play's generator
+  always filled in), when that call runs, whatever its output. Its request says nothing of the
+  argument, written and verified as a left-out call is; a task model that fills the argument
+  in unasked (the 1.5B wrote ``resting_hr=60`` for "I'm 35, zone 2" on examples/fresh) fails
+  it. Fact: ``Optional; leave it out when the request does not give it (...)``. No default is
+  claimed: the output may differ.
+
 Only executions decide: a left-out call that fails or gives another output, or a probe that did
 not run, is no variant.
 """
@@ -48,7 +56,7 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-LEFT_OUT, OTHER_SIGN, ACTED = "left out", "other sign", "acted value"
+LEFT_OUT, OTHER_SIGN, ACTED, UNASKED = "left out", "other sign", "acted value", "unasked"
 TRIES_PER_PARAM = 3      # verified calls tried without one optional argument, per argument
 
 
@@ -58,7 +66,7 @@ class Variant:
     varies (for a left-out argument; a probe's own call otherwise)."""
 
     param: str
-    kind: str                      # LEFT_OUT | OTHER_SIGN | ACTED
+    kind: str                      # LEFT_OUT | OTHER_SIGN | ACTED | UNASKED
     invocation: Invocation
     observation: Observation
     fact: Fact
@@ -125,6 +133,36 @@ def acted_calls(examples: Sequence[Example],
     return list(out.values())
 
 
+def unasked_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, Example]]:
+    """(optional argument, the first verified example that sets it) for each optional
+    argument every verified example (fact tests aside) sets: no example shows it left out."""
+    verified = [ex for ex in examples if ex.verified and not ex.fact]
+    return [(param, verified[0]) for param in tool.properties
+            if param not in set(tool.required) and verified
+            and all(param in ex.invocation.arguments for ex in verified)]
+
+
+def unasked_fact(param: str, call: Invocation, obs: Observation) -> Fact:
+    return Fact(param, "rule", "Optional; leave it out when the request does not give it (a "
+                "call without it ran).", ("unasked",), evidence_of(call, obs), call.key())
+
+
+async def _unasked(tool: Tool, engine: Engine, examples: Sequence[Example],
+                   skip: set[str]) -> list[Variant]:
+    """The unasked variants: each :func:`unasked_calls` call run without its argument, kept
+    when it runs (parameters in ``skip`` have a variant already)."""
+    tries = [(p, ex) for p, ex in unasked_calls(tool, examples) if p not in skip]
+    calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
+                                             if k != param}) for param, ex in tries]
+    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
+    out = []
+    for (param, _), call, obs in zip(tries, calls, raw):
+        obs = seen(obs, engine.scrubber)
+        if code_verdict(obs)[0] == 0:
+            out.append(Variant(param, UNASKED, call, obs, unasked_fact(param, call, obs)))
+    return out
+
+
 def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
     shown = json.dumps(value, ensure_ascii=False)
     return Fact(param, "rule", f"Optional; defaults to {shown} (a call without it gave the "
@@ -141,11 +179,13 @@ def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fac
 
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         probed: Sequence[tuple[str, Invocation, Observation]],
-                        limit: int, book: FactBook | None = None) -> list[Variant]:
+                        limit: int, book: FactBook | None = None,
+                        unasked: bool = False) -> list[Variant]:
     """Up to ``limit`` variants of ``tool``'s verified ``examples``: the value probes' calls
     with a text the tool acts on (with ``book``, the facts); for each optional argument, the
-    first left-out call that runs with the same output; then the probes of the other sign.
-    The left-out calls are executed here."""
+    first left-out call that runs with the same output; then the probes of the other sign;
+    then, with ``unasked``, the unasked calls. The left-out and unasked calls are executed
+    here."""
     tries = left_out_calls(tool, examples)
     calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
                                              if k != param}) for param, ex in tries]
@@ -167,9 +207,11 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     for param, inv, obs in other_sign_probes(examples, probed):
         variants.append(Variant(param, OTHER_SIGN, inv, obs,
                                 sign_fact(param, inv.arguments[param], inv, obs)))
+    if unasked and len(variants) < limit:
+        variants += await _unasked(tool, engine, examples, set(out))
     return variants[:limit]
 
 
-__all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "Variant", "acted_calls", "default_fact",
-           "find_variants",
-           "left_out_calls", "other_sign_probes", "sign_fact"]
+__all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
+           "default_fact", "find_variants", "left_out_calls", "other_sign_probes", "sign_fact",
+           "unasked_calls", "unasked_fact"]

@@ -142,3 +142,28 @@ def test_only_a_flag_that_matters_has_a_default_shown_by_leaving_it_out(example_
     assert "defaults to false" in shown[0].fact.text
     # where flipping the flag changes nothing (no out-of-stock match), nothing is shown
     assert asyncio.run(run({"query": "charger", "in_stock_only": False})) == []
+
+
+def test_an_optional_argument_every_call_set_is_tested_unasked_when_the_component_is_on(
+        example_tools, make_engine):
+    """unasked-tests: every verified call set max_price; the call without it runs, so a request
+    that says nothing of a price is a test, and D0, which sets a price unasked, fails it. Off
+    (the default), no such test."""
+    from play2prompt.evidence.names import DEFAULT_EVIDENCE, UNASKED_TESTS
+
+    search = next(t for t in example_tools if t.name == "search_products")
+    args = {"query": "charger", "max_price": 30}
+    query = "Find me a charger."
+    task = FakeLM(rules=[("charger", tool_call("search_products", args))])
+
+    def tests_of(evidence):
+        gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, {"query": "charger"})])
+        engine = make_engine([search], gen, task, lam=1.0, evidence=evidence)
+        tests, space, _ = _run(engine, search, args)
+        return [t for t in tests if "max_price" not in t.invocation.arguments], space
+
+    unasked, space = tests_of((*DEFAULT_EVIDENCE, UNASKED_TESTS))
+    assert [t.query for t in unasked] == [query]
+    assert unasked[0].verified and (unasked[0].solved, unasked[0].r_e) == (False, 1.0)
+    assert any(f.values[:1] == ("unasked",) for f in space.book.of("max_price"))
+    assert tests_of(DEFAULT_EVIDENCE)[0] == []
