@@ -84,18 +84,22 @@ class MetaPrompts:
 
 
     def openings(self) -> dict[str, str]:
-        """Each built-in template's fixed opening, by file name: the words of its first message
-        before the first placeholder (its system part, else its user part), spaces normalised.
-        A logged call is told apart by it (:func:`opened_by`)."""
+        """Each template's fixed opening, by name (a built-in's file name, a registered one's
+        name): the words of its first message before the first placeholder (its system part,
+        else its user part), spaces normalised. A logged call is told apart by it
+        (:func:`opened_by`)."""
+        names = [e.name[:-4] for e in resources.files(__package__).iterdir()
+                 if e.name.endswith(".txt")]
         out = {}
-        for entry in resources.files(__package__).iterdir():
-            if not entry.name.endswith(".txt"):
-                continue
-            system, user = self._load(entry.name[:-4])
+        for name in [*names, *TEMPLATES.targets()]:   # the benchmarks' registered ones too
+            try:
+                system, user = self._load(name)
+            except (UserError, OSError, ModuleNotFoundError):
+                continue                              # a registered file that is not there
             first = system if system.strip() else user
             words = " ".join(first.split("$", 1)[0].split())
             if len(words) >= MIN_OPENING:
-                out[entry.name[:-4]] = words
+                out[name] = words
         return out
 
 

@@ -56,7 +56,7 @@ def test_each_template_is_told_apart_by_its_opening():
 
     openings = MetaPrompts().openings()
     assert {"m1_invocation", "m3_query", "m3_fact", "describe", "describe_formula",
-            "task_function_calling"} <= set(openings)
+            "task_function_calling", "spider_seed_doc", "judge_answer"} <= set(openings)
     for name in openings:
         system, user = MetaPrompts()._load(name)
         values = {v: f"<{v} value>" for v in _placeholders(system) | _placeholders(user)}
