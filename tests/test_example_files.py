@@ -1,9 +1,12 @@
 """The example files a user runs first: every gold call of examples/queries.jsonl executes, and
-examples/tools.oracle.json differs from examples/tools.json only in its documentation."""
+examples/tools.oracle.json (and examples/fresh's) differs from tools.json only in its
+documentation."""
 
 import copy
 import json
 from pathlib import Path
+
+import pytest
 
 from play2prompt.evaluation.queries import load_queries
 from play2prompt.tools.loading import load_tools
@@ -11,10 +14,11 @@ from play2prompt.tools.loading import load_tools
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def _tools_module():
+def tools_module(folder: Path = EXAMPLES):
+    """``folder``'s tools.py, imported as a module of its own."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("p2p_example_tools", EXAMPLES / "tools.py")
+    spec = importlib.util.spec_from_file_location(f"p2p_tools_{folder.name}", folder / "tools.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -24,7 +28,7 @@ def test_every_gold_call_runs_and_the_set_is_large_enough():
     tools = load_tools(EXAMPLES / "tools.json")
     parsed = load_queries(EXAMPLES / "queries.jsonl", tools)
     assert not parsed.bad and len(parsed.items) >= 100
-    module = _tools_module()
+    module = tools_module()
     per_tool: dict[str, int] = {}
     for item in parsed.items:
         for call in item.calls:
@@ -43,10 +47,12 @@ def _without_docs(entry):
     return {**entry, "function": fn}
 
 
-def test_oracle_docs_change_only_the_documentation():
-    thin = json.loads((EXAMPLES / "tools.json").read_text())["tools"]
-    oracle = json.loads((EXAMPLES / "tools.oracle.json").read_text())["tools"]
+@pytest.mark.parametrize("folder", [EXAMPLES, EXAMPLES / "fresh"], ids=["examples", "fresh"])
+def test_oracle_docs_change_only_the_documentation(folder):
+    thin = json.loads((folder / "tools.json").read_text())["tools"]
+    oracle = json.loads((folder / "tools.oracle.json").read_text())["tools"]
     assert [_without_docs(e) for e in thin] == [_without_docs(e) for e in oracle]
+    assert load_tools(folder / "tools.oracle.json")
     for entry in oracle:
         fn = entry["function"]
         assert fn["description"] and all(p["description"]

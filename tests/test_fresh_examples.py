@@ -1,25 +1,16 @@
 """The held-out example set examples/fresh: every gold call of its queries.jsonl loads and
-executes, each tool has 8 queries, tools.oracle.json differs from tools.json only in its
-documentation, and each tool rejects a wrong input with an exception."""
+executes, each tool has 8 queries, and each tool rejects a wrong input with an exception
+(that its tools.oracle.json differs only in documentation: tests/test_example_files.py)."""
 
-import copy
-import importlib.util
-import json
 from pathlib import Path
 
 import pytest
 
 from play2prompt.evaluation.queries import load_queries
 from play2prompt.tools.loading import load_tools
+from tests.test_example_files import tools_module
 
 FRESH = Path(__file__).resolve().parents[1] / "examples" / "fresh"
-
-
-def _tools_module():
-    spec = importlib.util.spec_from_file_location("p2p_fresh_tools", FRESH / "tools.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_gold_call_loads_and_runs_and_each_tool_has_eight_queries():
@@ -27,7 +18,7 @@ def test_every_gold_call_loads_and_runs_and_each_tool_has_eight_queries():
     assert len(tools) == 8
     parsed = load_queries(FRESH / "queries.jsonl", tools)
     assert not parsed.bad and len(parsed.items) == 64
-    module = _tools_module()
+    module = tools_module(FRESH)
     per_tool: dict[str, int] = {}
     for item in parsed.items:
         assert len(item.calls) == 1, item.id
@@ -35,25 +26,6 @@ def test_every_gold_call_loads_and_runs_and_each_tool_has_eight_queries():
             getattr(module, call.name)(**call.arguments)   # raises on a wrong gold call
             per_tool[call.name] = per_tool.get(call.name, 0) + 1
     assert per_tool == {t.name: 8 for t in tools}
-
-
-def _without_docs(entry):
-    fn = copy.deepcopy(entry["function"])
-    fn.pop("description", None)
-    for spec in fn["parameters"]["properties"].values():
-        spec.pop("description", None)
-    return {**entry, "function": fn}
-
-
-def test_oracle_docs_change_only_the_documentation():
-    thin = json.loads((FRESH / "tools.json").read_text())["tools"]
-    oracle = json.loads((FRESH / "tools.oracle.json").read_text())["tools"]
-    assert [_without_docs(e) for e in thin] == [_without_docs(e) for e in oracle]
-    assert load_tools(FRESH / "tools.oracle.json")
-    for entry in oracle:
-        fn = entry["function"]
-        assert fn["description"] and all(p["description"]
-                                         for p in fn["parameters"]["properties"].values())
 
 
 BAD_CALLS = [
@@ -87,7 +59,7 @@ BAD_CALLS = [
                          ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(BAD_CALLS)])
 def test_each_tool_rejects_a_wrong_input(name, arguments, error):
     with pytest.raises(error):
-        getattr(_tools_module(), name)(**arguments)
+        getattr(tools_module(FRESH), name)(**arguments)
 
 
 def test_every_tool_has_a_rejected_input():

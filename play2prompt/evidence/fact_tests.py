@@ -44,7 +44,7 @@ from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typica
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
-from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants
+from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants, without
 from play2prompt.method.discovery import described_doc
 from play2prompt.method.example_search import Example, ExampleSpace
 from play2prompt.method.requests import (
@@ -147,10 +147,6 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
                 "")
 
 
-def _without(inv: Invocation, param: str) -> Invocation:
-    return Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != param})
-
-
 class FactTestWriter:
     """m3-fact with the request gates and the re-reading check, for one tool."""
 
@@ -186,7 +182,7 @@ class FactTestWriter:
         target = await self.typical(target)
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
-        others = _without(inv, param)
+        others = without(inv, param)
         labels = self._labels(book)
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
@@ -237,12 +233,12 @@ class FactTestWriter:
         parts_system, _ = eng.prompts.template("m3-parts")
         if not query or ev.request_gates.problems(
                 query, self.tool, [*self.sources, parts_system, target.rule],
-                inv=_without(inv, target.param), book=book):
+                inv=without(inv, target.param), book=book):
             return None
         reading = await self.reader.reread(query, inv, obs, f"{seed_key}:fact:parts", book)
         if not reading.consistent:
             return None
-        return await self._tested(target, query, reading.shown, _without(inv, target.param))
+        return await self._tested(target, query, reading.shown, without(inv, target.param))
 
     async def write_variant(self, variant: Variant, book: FactBook,
                             seed_key: str) -> Example | None:
@@ -301,7 +297,7 @@ class FactTestWriter:
         """``call`` without ``param`` gives ``obs``'s output when executed."""
         if call is None:
             return False
-        outcome = await check_calls([_without(call, param)], [inv], self.engine.runtime,
+        outcome = await check_calls([without(call, param)], [inv], self.engine.runtime,
                                     expected_outputs=[obs.output])
         return outcome.correct
 
@@ -336,7 +332,6 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
                                    unasked=UNASKED_TESTS in active(engine.config))
     for variant in variants:      # what they show joins the facts the docs are written from
         book.add(variant.fact)
-        engine.uses[UNASKED_TESTS] += variant.kind == UNASKED
     if not targets and not variants:
         return []
     writer = FactTestWriter(tool, engine, space)

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.names import UNASKED_TESTS
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
@@ -70,6 +71,11 @@ class Variant:
     invocation: Invocation
     observation: Observation
     fact: Fact
+
+
+def without(inv: Invocation, param: str) -> Invocation:
+    """``inv`` with ``param`` left out."""
+    return Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != param})
 
 
 def _number(value: Any) -> bool:
@@ -152,8 +158,7 @@ async def _unasked(tool: Tool, engine: Engine, examples: Sequence[Example],
     """The unasked variants: each :func:`unasked_calls` call run without its argument, kept
     when it runs (parameters in ``skip`` have a variant already)."""
     tries = [(p, ex) for p, ex in unasked_calls(tool, examples) if p not in skip]
-    calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
-                                             if k != param}) for param, ex in tries]
+    calls = [without(ex.invocation, param) for param, ex in tries]
     raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
     out = []
     for (param, _), call, obs in zip(tries, calls, raw):
@@ -187,8 +192,7 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     then, with ``unasked``, the unasked calls. The left-out and unasked calls are executed
     here."""
     tries = left_out_calls(tool, examples)
-    calls = [Invocation(ex.invocation.name, {k: v for k, v in ex.invocation.arguments.items()
-                                             if k != param}) for param, ex in tries]
+    calls = [without(ex.invocation, param) for param, ex in tries]
     flips = [Invocation(ex.invocation.name, {**ex.invocation.arguments,
                                              param: not ex.invocation.arguments[param]})
              for param, ex in tries]
@@ -209,9 +213,11 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                                 sign_fact(param, inv.arguments[param], inv, obs)))
     if unasked and len(variants) < limit:
         variants += await _unasked(tool, engine, examples, set(out))
-    return variants[:limit]
+    kept = variants[:limit]
+    engine.uses[UNASKED_TESTS] += sum(v.kind == UNASKED for v in kept)
+    return kept
 
 
 __all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
            "default_fact", "find_variants", "left_out_calls", "other_sign_probes", "sign_fact",
-           "unasked_calls", "unasked_fact"]
+           "unasked_calls", "unasked_fact", "without"]

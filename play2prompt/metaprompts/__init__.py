@@ -82,7 +82,6 @@ class MetaPrompts:
         messages.append({"role": "user", "content": _fill(user, fill, name).strip()})
         return messages
 
-
     def openings(self) -> dict[str, str]:
         """Each template's fixed opening, by name (a built-in's file name, a registered one's
         name): the words of its first message before the first placeholder (its system part,
@@ -113,7 +112,7 @@ def opened_by(text: str, openings: Mapping[str, str]) -> str:
     if not text:
         return "other"
     found = [(len(o), name) for name, o in openings.items()
-             if text.startswith(o[:len(text)] if len(text) < len(o) else o)]
+             if text.startswith(o) or o.startswith(text)]   # the store keeps a message's start
     return max(found)[1] if found else "other"
 
 
