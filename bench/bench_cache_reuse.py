@@ -4,6 +4,7 @@ reused by shifting them) saves on the tool-set check's prompts, and whether it c
     python bench/bench_cache_reuse.py                      # runs/bfcl-a-val, the 1.5B
     python bench/bench_cache_reuse.py --run runs/base --reuse 0 256 --queries 8 --trials 4
     python bench/bench_cache_reuse.py --reuse 0 --parallel 2 1     # slots instead
+    python bench/bench_cache_reuse.py --reuse 0 --at-once 2 1      # 2 slots, 1 request at once
 
 The tool-set check (``method/tool_set_check.py``) asks every tool's verified examples with all
 tools shown, then again in trial rounds where one tool's doc is changed (undone, or a proposal
@@ -11,9 +12,12 @@ shown). The tools are the prompt's prefix, so a tool changed in the middle of 31
 plain prompt cache (the longest matching prefix) recompute everything after it; with cache
 reuse, the tools after it are shifted, not recomputed. Each of the model's slots computes a
 changed prefix for itself, so ``--parallel`` compares slot counts too (one slot computes it
-once, and generates a little slower).
+once, and generates a little slower); ``--at-once`` keeps the slots and bounds the requests
+of a round in flight (one at a time: the runtime gives each to the slot that holds the most of
+its prefix).
 
-This replays that shape: the run's shipped tools (``tools.optimized.json``) and its verified
+This replays that shape: the run's shipped tools (``tools.optimized.json``; the tools as given
+for a run not yet finished) and its verified
 requests (``run.db``), a first round with every tool as shipped, then ``--trials`` rounds each
 with one tool (spread over the list) shown blank, the requests of a round asked concurrently on
 the model's slots. For each ``--reuse`` value and ``--parallel`` count the runtime is loaded
@@ -50,9 +54,14 @@ def _blank(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def load(run: Path, queries: int) -> tuple[list[dict[str, Any]], list[str]]:
-    data = json.loads((run / "tools.optimized.json").read_text(encoding="utf-8"))
-    tools = [{"type": "function", "function": t["function"]} for t in data["tools"]]
+    shipped = run / "tools.optimized.json"
     with sqlite3.connect(f"file:{run / 'run.db'}?mode=ro", uri=True) as conn:
+        if shipped.exists():     # the docs the run shipped; else the tools as given
+            data = json.loads(shipped.read_text(encoding="utf-8"))
+        else:
+            data = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'tools'"
+                                           ).fetchone()[0])
+        tools = [{"type": "function", "function": t["function"]} for t in data["tools"]]
         rows = conn.execute("SELECT tool, payload FROM candidates WHERE stage = 'example' "
                             "AND state = 'kept' ORDER BY created").fetchall()
     asked: dict[str, str] = {}
@@ -69,13 +78,16 @@ def rounds(tools: list[dict[str, Any]], trials: int) -> list[list[dict[str, Any]
     return [tools] + [[_blank(t) if j == i else t for j, t in enumerate(tools)] for i in at]
 
 
-async def ask(lm: EmbeddedLM, tools: list[dict[str, Any]], queries: list[str]
-              ) -> list[tuple[str, int, int]]:
+async def ask(lm: EmbeddedLM, tools: list[dict[str, Any]], queries: list[str],
+              at_once: int) -> list[tuple[str, int, int]]:
+    gate = asyncio.Semaphore(at_once)
+
     async def one(query: str) -> tuple[str, int, int]:
         req = ChatRequest(({"role": "system", "content": SYSTEM},
                            {"role": "user", "content": query}), tools=tuple(tools),
                           max_tokens=256)
-        gen = await lm.chat(req)
+        async with gate:
+            gen = await lm.chat(req)
         calls = [(c.name, c.arguments) for c in gen.choices[0].tool_calls]
         return (json.dumps(calls, sort_keys=True), gen.usage.prompt_tokens,
                 gen.usage.cached_tokens)
@@ -83,19 +95,20 @@ async def ask(lm: EmbeddedLM, tools: list[dict[str, Any]], queries: list[str]
 
 
 async def measure(model: str, reuse: int, parallel: int, plan: list[list[dict[str, Any]]],
-                  queries: list[str]) -> dict[str, Any]:
+                  queries: list[str], at_once: int) -> dict[str, Any]:
     lm = EmbeddedLM(model, cache_reuse=reuse, parallel=parallel)
     await asyncio.to_thread(lm.load)
     start = time.perf_counter()
     answers, sent, cached = [], 0, 0
     for tools in plan:
-        for answer, prompt, hit in await ask(lm, tools, queries):
+        for answer, prompt, hit in await ask(lm, tools, queries, at_once or parallel):
             answers.append(answer)
             sent += prompt
             cached += hit
     wall = time.perf_counter() - start
     lm.close()
-    return {"reuse": reuse, "parallel": parallel, "wall_s": round(wall, 1), "prompt_tokens": sent,
+    return {"reuse": reuse, "parallel": parallel, "at_once": at_once or parallel,
+            "wall_s": round(wall, 1), "prompt_tokens": sent,
             "cached_tokens": cached, "answers": answers}
 
 
@@ -105,21 +118,24 @@ def main() -> None:
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--reuse", type=int, nargs="+", default=[0, 256])
     ap.add_argument("--parallel", type=int, nargs="+", default=[2])
+    ap.add_argument("--at-once", type=int, nargs="+", default=[0],
+                    help="requests of a round in flight at once (0: as many as slots)")
     ap.add_argument("--queries", type=int, default=8)
     ap.add_argument("--trials", type=int, default=4)
     args = ap.parse_args()
     tools, queries = load(args.run, args.queries)
     plan = rounds(tools, args.trials)
     print(f"{len(tools)} tools, {len(queries)} requests, {len(plan)} rounds")
-    results = [asyncio.run(measure(args.model, r, p, plan, queries))
-               for p in args.parallel for r in args.reuse]
+    results = [asyncio.run(measure(args.model, r, p, plan, queries, n))
+               for p in args.parallel for r in args.reuse for n in args.at_once]
     first = results[0]["answers"]
-    print("| slots | cache reuse | wall s | prompt tokens | from cache | answers differing |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| slots | at once | cache reuse | wall s | prompt tokens | from cache | "
+          "answers differing |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         differ = sum(a != b for a, b in zip(r["answers"], first))
-        print(f"| {r['parallel']} | {r['reuse']} | {r['wall_s']} | {r['prompt_tokens']} | "
-              f"{r['cached_tokens']} | {differ} of {len(first)} |")
+        print(f"| {r['parallel']} | {r['at_once']} | {r['reuse']} | {r['wall_s']} | "
+              f"{r['prompt_tokens']} | {r['cached_tokens']} | {differ} of {len(first)} |")
 
 
 if __name__ == "__main__":

@@ -189,10 +189,10 @@ def can_check(calls: Sequence[tuple[Invocation, Observation]]) -> bool:
 
 
 async def verified_description(tool: Tool, engine: Any,
-                               calls: Sequence[tuple[Invocation, Observation]]
-                               ) -> Description | None:
+                               calls: Sequence[tuple[Invocation, Observation]],
+                               tries: int = TRIES) -> Description | None:
     """Ask for expressions and a description until an expression gives every output of
-    ``calls`` (told where the best one missed each time), :data:`TRIES` times at most: the
+    ``calls`` (told where the best one missed each time), ``tries`` times at most: the
     description with its expression when one holds; None when none holds or the calls have
     fewer than :data:`MIN_CHECKED` comparable outputs (no generator call then)."""
     props = dict(tool.properties)
@@ -200,7 +200,7 @@ async def verified_description(tool: Tool, engine: Any,
     if len(cases) < MIN_CHECKED:
         return None
     messages = _messages(tool, engine, calls, "describe-formula")
-    for attempt in range(TRIES):
+    for attempt in range(tries):
         answers = await _ask(tool, engine, messages, attempt, expression=True)
         if not answers:
             continue

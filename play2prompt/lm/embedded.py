@@ -145,6 +145,7 @@ class EmbeddedLM(LM):
     supports_tools = False
     can_judge = False
     constrained_steps = True
+    prefix_per_slot = True
 
     def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,

@@ -207,7 +207,9 @@ async def set_answer(engine: Engine, entries: Sequence[SetEntry], case: SetCase)
 
 async def ask_set(engine: Engine, entries: Sequence[SetEntry],
                   cases: Sequence[SetCase]) -> list[SetAnswer]:
-    return list(await asyncio.gather(*(set_answer(engine, entries, c) for c in cases)))
+    got: dict[int, SetAnswer] = {}
+    await _ask(engine, entries, cases, range(len(cases)), got)
+    return [got[i] for i in range(len(cases))]
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,13 @@ async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence
 
 async def _ask(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
                which: Sequence[int], got: dict[int, SetAnswer]) -> None:
+    """The ``which`` cases, together; one at a time where each of the task model's slots
+    caches its own prefix (``prefix_per_slot``): all tools shown are a prefix every round
+    changes, which each slot in use would compute for itself."""
+    if getattr(engine.task_model, "prefix_per_slot", False):
+        for i in which:
+            got[i] = await set_answer(engine, entries, cases[i])
+        return
     answers = await asyncio.gather(*(set_answer(engine, entries, cases[i]) for i in which))
     got.update(zip(which, answers))
 

@@ -150,3 +150,43 @@ def test_a_description_from_the_catalogue_is_a_description_like_a_guess():
     assert said.text.startswith("Returns the number of ways to choose `k` items from `n`")
     facts = said.facts()
     assert facts[0].kind == DESCRIBES and "its expression run on 3 of them" in facts[0].evidence
+
+
+def _guessing(*expressions: str):
+    """A generator that guesses the 3 ``expressions`` on every try (engine-like)."""
+    from types import SimpleNamespace
+
+    from play2prompt.lm.fake import FakeLM
+    from play2prompt.metaprompts import MetaPrompts
+    from play2prompt.scrub import Scrubber
+
+    def answer(request, i):
+        return {"guesses": [{"operation": e, "python": e, "description": f"Returns {e}."}
+                            for e in expressions], "parameters": {"n": "n", "k": "k"}}
+    gen = FakeLM(rules=[("You work out what an undocumented function does", answer)])
+    return SimpleNamespace(scrubber=Scrubber(), prompts=MetaPrompts(), generator=gen), gen
+
+
+def test_where_the_catalogue_holds_the_generator_gets_one_try_and_a_guess_that_holds_wins():
+    tool = Tool("function_13", "", INTS)
+    calls = _calls(permutations, tool.name, PERM_CALLS)
+    engine, gen = _guessing("k * n", "k ** n", "k")         # never holds
+    book = _book(tool)
+    uses: Counter = Counter()
+    assert asyncio.run(Describe(uses, check=True, operations=True).verify(tool, engine, calls,
+                                                                        book))
+    assert len(gen.requests) == 1                           # not three tries
+    assert any("(permutations)" in f.text for f in book.facts)
+    assert uses == {KNOWN_OPERATIONS: 1, DESCRIBE_CHECK: 1}
+    perm = "math.factorial(n) / math.factorial(n - k)"
+    engine, gen = _guessing("k * n", perm, "k")              # holds at once: its words stay
+    book = _book(tool)
+    asyncio.run(Describe(Counter(), check=True, operations=True).verify(tool, engine, calls,
+                                                                        book))
+    assert book.facts[0].text.startswith(f"Returns {perm}. Computed as: {perm}")
+    tool = Tool("function_99", "", INTS)                    # no operation holds: all tries
+    calls = _calls(lambda n, k: n * 7 + k * 3 + 1, tool.name, PERM_CALLS[:2] + [{"n": 2, "k": 9}])
+    engine, gen = _guessing("k * n", "k ** n", "k")
+    asyncio.run(Describe(Counter(), check=True, operations=True).verify(tool, engine, calls,
+                                                                        _book(tool)))
+    assert len(gen.requests) == 3

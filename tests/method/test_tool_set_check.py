@@ -414,3 +414,47 @@ def test_several_wronged_tools_are_tried_together_then_each_implicated_one_alone
     assert (adopts["loan_payment"].with_change, adopts["loan_payment"].without) == (4, 3)
     assert adopts["loan_payment"].inexact == "without"
     assert (check.before, check.after) == (0.0, 0.8)
+
+
+class _Slotted:
+    """A task model (``inner``) whose requests take a moment, counting how many are in flight;
+    ``prefix_per_slot`` as given."""
+
+    def __init__(self, inner, prefix_per_slot):
+        self.inner, self.prefix_per_slot = inner, prefix_per_slot
+        self.in_flight = self.peak = 0
+
+    async def chat(self, request):
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(0.002)
+            return await self.inner.chat(request)
+        finally:
+            self.in_flight -= 1
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("per_slot, peak", [(True, 1), (False, 4)])
+def test_a_model_whose_slots_cache_their_own_prefix_is_asked_one_request_at_a_time(
+        tools, make_engine, per_slot, peak):
+    """All tools shown are a prefix each round changes; where each slot would compute it for
+    itself (the embedded model) the set's requests go one at a time, with the same
+    decisions."""
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine)
+    task = _task(lambda docs, q: "convert_units" if "GREEDY" in docs else None)
+    engine.task_model = _Slotted(task, per_slot)
+    check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units, "GREEDY")],
+                                       cases))
+    assert engine.task_model.peak == peak
+    assert check.undone == ("convert_units",) and len(task.requests) == 8
+
+
+def test_the_embedded_model_says_its_slots_cache_their_own_prefix():
+    from play2prompt.lm.embedded import EmbeddedLM
+
+    assert EmbeddedLM.prefix_per_slot and not FakeLM.prefix_per_slot
