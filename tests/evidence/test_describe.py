@@ -222,6 +222,7 @@ def test_no_guess_that_holds_gives_nothing_to_replace_the_description_with():
     gen = _guesser(("a + b", "a * b", "1"))
     assert _checked(gen) is None
     assert len(gen.requests) == 3 and len([r for r in gen.requests if r.temperature > 0]) == 2
+    assert all(r.n == 1 for r in gen.requests)         # one sampled answer a retry (SAMPLES)
 
 
 def test_one_comparable_output_cannot_decide_so_nothing_is_asked():
