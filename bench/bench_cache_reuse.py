@@ -96,18 +96,19 @@ async def ask(lm: EmbeddedLM, tools: list[dict[str, Any]], queries: list[str],
 
 async def measure(model: str, reuse: int, parallel: int, plan: list[list[dict[str, Any]]],
                   queries: list[str], at_once: int) -> dict[str, Any]:
+    at_once = at_once or parallel
     lm = EmbeddedLM(model, cache_reuse=reuse, parallel=parallel)
     await asyncio.to_thread(lm.load)
     start = time.perf_counter()
     answers, sent, cached = [], 0, 0
     for tools in plan:
-        for answer, prompt, hit in await ask(lm, tools, queries, at_once or parallel):
+        for answer, prompt, hit in await ask(lm, tools, queries, at_once):
             answers.append(answer)
             sent += prompt
             cached += hit
     wall = time.perf_counter() - start
     lm.close()
-    return {"reuse": reuse, "parallel": parallel, "at_once": at_once or parallel,
+    return {"reuse": reuse, "parallel": parallel, "at_once": at_once,
             "wall_s": round(wall, 1), "prompt_tokens": sent,
             "cached_tokens": cached, "answers": answers}
 

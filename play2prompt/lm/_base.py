@@ -174,9 +174,8 @@ class LM(ABC):
     # constrained_steps: it needs every agent step decoded against a JSON schema, since it
     # cannot keep a free text format (the embedded model).
     constrained_steps: bool = False
-    # prefix_per_slot: each request slot keeps its own prompt cache and prompt processing is
-    # compute-bound (llama.cpp's slots on a CPU), so requests that share a long prefix new to
-    # the cache cost least sent one at a time (the tool-set check's rounds).
+    # prefix_per_slot: each slot caches its own prompt prefix and prompt processing is compute-
+    # bound (llama.cpp on a CPU): requests sharing a new long prefix cost least one at a time.
     prefix_per_slot: bool = False
     max_concurrency: int = 4
     max_retries: int = 4

@@ -205,11 +205,15 @@ async def set_answer(engine: Engine, entries: Sequence[SetEntry], case: SetCase)
     return SetAnswer(tried.correct, tried.called)
 
 
-async def ask_set(engine: Engine, entries: Sequence[SetEntry],
-                  cases: Sequence[SetCase]) -> list[SetAnswer]:
-    got: dict[int, SetAnswer] = {}
-    await _ask(engine, entries, cases, range(len(cases)), got)
-    return [got[i] for i in range(len(cases))]
+async def ask_set(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
+                  which: Sequence[int] | None = None) -> list[SetAnswer]:
+    """The answers to the ``which`` cases (all by default), asked together; one at a time
+    where each of the task model's slots caches its own prefix (``prefix_per_slot``): all
+    tools shown are a prefix every round changes, which each slot in use would compute."""
+    picked = [cases[i] for i in (range(len(cases)) if which is None else which)]
+    if engine.task_model.prefix_per_slot:
+        return [await set_answer(engine, entries, c) for c in picked]
+    return list(await asyncio.gather(*(set_answer(engine, entries, c) for c in picked)))
 
 
 @dataclass(frozen=True)
@@ -255,23 +259,12 @@ async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence
         short = slack + 1 - sum(not a.correct for a in got.values())   # wrongs still to lose
         if short <= 0:
             break
-        await _ask(engine, entries, cases, order[len(got):len(got) + short], got)
+        batch = order[len(got):len(got) + short]
+        got.update(zip(batch, await ask_set(engine, entries, cases, batch)))
     if sum(not a.correct for a in got.values()) <= slack:
-        await _ask(engine, entries, cases, [i for i in range(len(cases)) if i not in got], got)
+        rest = [i for i in range(len(cases)) if i not in got]
+        got.update(zip(rest, await ask_set(engine, entries, cases, rest)))
     return Trial(tuple(got.get(i) for i in range(len(cases))), tuple(counted))
-
-
-async def _ask(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
-               which: Sequence[int], got: dict[int, SetAnswer]) -> None:
-    """The ``which`` cases, together; one at a time where each of the task model's slots
-    caches its own prefix (``prefix_per_slot``): all tools shown are a prefix every round
-    changes, which each slot in use would compute for itself."""
-    if getattr(engine.task_model, "prefix_per_slot", False):
-        for i in which:
-            got[i] = await set_answer(engine, entries, cases[i])
-        return
-    answers = await asyncio.gather(*(set_answer(engine, entries, cases[i]) for i in which))
-    got.update(zip(which, answers))
 
 
 def implicated(entries: Sequence[SetEntry], cases: Sequence[SetCase],
