@@ -23,6 +23,7 @@ from play2prompt.evidence.describe import (
 )
 from play2prompt.evidence.gates import request_problems, rescaled
 from play2prompt.evidence.operations import known_description
+from play2prompt.evidence.output_units import output_units
 from play2prompt.method.discovery import DESCRIBES
 
 if TYPE_CHECKING:
@@ -222,4 +223,28 @@ class NoDescribe:
     async def verify(self, tool: Tool, engine: Any,
                      calls: Sequence[tuple[Invocation, Observation]],
                      book: FactBook) -> bool:
+        return True
+
+
+class OutputUnits(Counted):
+    """A number parameter's unit from a formula fit to the tool's outputs, once per tool
+    (:mod:`play2prompt.evidence.output_units`): one generator call where the tool has number
+    outputs and a number parameter no fact gives a unit yet; the units found become rule
+    facts."""
+
+    async def learn(self, tool: Tool, engine: Any,
+                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
+        ruled = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
+        found = await output_units(tool, engine, calls, ruled)
+        if found is None:
+            return False
+        self.counts[r.OUTPUT_UNITS] += 1
+        for fact in found:
+            book.add(fact)
+        return True
+
+
+class NoOutputUnits:
+    async def learn(self, tool: Tool, engine: Any,
+                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
         return True

@@ -111,13 +111,24 @@ def sign_form(value: Any) -> Form | None:
 def typical_value(value: Any, rule: str) -> float | None:
     """The value a person would mean where the call's is legal but atypical under ``rule``:
     a percentage written as a fraction (0.05 where the tool takes a percentage between 0 and
-    100) is 5. The test's call then takes that value (executed to check it works), so the
-    request says "5 %" and a model reading a thin doc, which writes 0.05, fails it. None
-    when the value is typical already."""
+    100) is 5; a number too small to say in the everyday unit of the tool's (1.75 where it
+    takes centimetres: 0.0175 metres) was written in that everyday unit, and is 175 (units
+    100 or more times smaller than their everyday one: cm, g, ms). The
+    test's call then takes that value (executed to check it works), so the request says "5 %"
+    or "1.75 metres" and a model reading a thin doc, which writes 0.05 or 1.75, fails it.
+    None when the value is typical already."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if tool_unit(rule) == "percent" and 0 < abs(value) < 1:
+    unit = tool_unit(rule)
+    if unit == "percent" and 0 < abs(value) < 1:
         return round(value * 100, 6)
+    data = words(DATA)
+    other = data["everyday"].get(unit or "")
+    if other is None or unit not in data["scales"] or other not in data["scales"]:
+        return None
+    ratio = data["scales"][other] / data["scales"][unit]
+    if ratio >= 100 and 0 < abs(value) * data["scales"][unit] / data["scales"][other] < 0.1:
+        return round(value * ratio, 6)
     return None
 
 

@@ -18,12 +18,13 @@ UNASKED_TESTS = "unasked-tests"    # ... and calls without an optional argument 
 DESCRIBE = "describe"              # an undocumented tool described from its executed calls
 DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
 KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on them by code
+OUTPUT_UNITS = "output-units"      # a number parameter's unit, from a formula fit to outputs
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, REQUEST_PARTS,
                              REREAD, RELABEL, DOC_COMPLETION, FACTS_DOC, FACT_TESTS,
                              UNASKED_TESTS, DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS,
-                             SET_CHECK)
+                             OUTPUT_UNITS, SET_CHECK)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -34,9 +35,10 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # (bfcl-a-chk3). value-probes and known-operations are off: on in run bfcl-a-val, opaque BFCL
 # (a) stayed at 82.8 %, +1 / -1 against bfcl-a-ver (2026-11-27). request-parts is off: new,
 # not yet measured end to end. unasked-tests is off: new (2026-11-27), measured on the held-out
-# tools of examples/fresh only.
+# tools of examples/fresh only. output-units is off: new (2026-11-27), not yet measured.
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
-    DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS))
+    DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
+    OUTPUT_UNITS))
 
 
 def active(config: Any) -> tuple[str, ...]:

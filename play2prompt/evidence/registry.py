@@ -25,6 +25,7 @@ from play2prompt.evidence.names import (
     FACT_TESTS,
     FACTS_DOC,
     KNOWN_OPERATIONS,
+    OUTPUT_UNITS,
     PROBES,
     RELABEL,
     REQUEST_GATES,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
-           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "PROBES", "RELABEL",
+           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES", "RELABEL",
            "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
@@ -116,6 +117,13 @@ class Describer(Protocol):
         with more calls. True at once when there is nothing to check."""
 
 
+class UnitFinder(Protocol):
+    async def learn(self, tool: Tool, engine: Any,
+                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
+        """The units ``tool``'s outputs on ``calls`` show (output-units) into ``book``;
+        False: not yet (too few number outputs), call again with more calls."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One run's evidence components (each working or off)."""
@@ -130,6 +138,7 @@ class Evidence:
     doc_completion: DocCompletion
     facts_doc: FactsDoc
     describe: Describer
+    units: UnitFinder
 
     def uses(self, name: str) -> bool:
         return name in self.names
@@ -157,4 +166,5 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
         c.Describe(counts, check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
         if DESCRIBE in names else c.NoDescribe(),
+        pick(OUTPUT_UNITS, c.OutputUnits, c.NoOutputUnits),
     )

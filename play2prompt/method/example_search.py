@@ -76,6 +76,7 @@ class ExampleSpace:
         self.sibling_duplicates = 0       # plays redone because a sibling found the same call
         self.described = False            # the describe component is done with this tool
         self.verified = False             # ... and with its check (describe-check)
+        self.units = False                # output-units is done with this tool
 
     def writer(self, tool: Tool) -> RequestWriter:
         """The request writer for ``tool`` as a play knows it (one per discovered schema)."""
@@ -197,7 +198,7 @@ class ExampleSpace:
         """An undocumented tool, once: what it does, from the calls play and the probes
         executed (in a fixed order), into the facts (``describes``; D0's blanks in what the
         generator reads, never the task model's D0); then, once, its check (describe-check)."""
-        if self.described and self.verified:
+        if self.described and self.verified and self.units:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
@@ -206,8 +207,11 @@ class ExampleSpace:
         tool = discovered_tool(self.tool, self.book)
         if not self.described:
             self.described = await describer.describe(tool, self.engine, calls, self.book)
-        if self.described:
+        if self.described and not self.verified:
             self.verified = await describer.verify(tool, self.engine, calls, self.book)
+        if not self.units:
+            self.units = await evidence_for(self.engine).units.learn(tool, self.engine, calls,
+                                                                     self.book)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

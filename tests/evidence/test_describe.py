@@ -17,7 +17,8 @@ from play2prompt.evidence.describe import (
     verified_description,
 )
 from play2prompt.evidence.facts import facts_doc
-from play2prompt.evidence.names import DESCRIBE, EVIDENCE
+from play2prompt.evidence.names import DESCRIBE, OUTPUT_UNITS
+from play2prompt.evidence.names import EVIDENCE as ALL
 from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
 from play2prompt.metaprompts import MetaPrompts
 from play2prompt.method.discovery import discovered_tool
@@ -71,6 +72,10 @@ def _generator() -> FakeLM:
         (DESCRIBE_MARK, said),
         (M1, fill), (M3, {"query": QUERY}), (REREAD, fill),
         ("How should the next request", {"reflection": "Say it plainly."})])
+
+
+# every component but output-units (its own tests script its formula call)
+EVIDENCE = tuple(n for n in ALL if n != OUTPUT_UNITS)
 
 
 def _run(make_engine, tool: Tool, evidence=EVIDENCE):

@@ -1,0 +1,270 @@
+"""The unit a number parameter takes, learned from the tool's outputs (component
+``output-units``, issue 27).
+
+Some facts are in no error message: a tool that takes a rate in percent accepts 0.05 and
+returns a tiny interest; one that takes centimetres accepts 10 and returns 0.04 m2. Play runs
+such calls without a complaint, and a thin doc leaves the task model writing 0.05 for 5 % and
+metres for a room (examples/fresh: 0 of 8 savings requests right with the doc as given). A
+1.5B cannot check those outputs in its head; code can check a formula.
+
+Once per tool, when play has run calls with number outputs, the generator writes the textbook
+formula of one output field (:data:`GUESSES` guesses, a Python expression each) and the unit
+it takes each number parameter in ("fraction", "metres"). Code runs each expression on the
+calls that ran (the sandbox of :mod:`play2prompt.evidence.formula`) with every parameter left
+as called or multiplied by one of :data:`SCALES`. A formula that holds only once some of its
+parameters are rescaled, with one smallest such rescaling, says each of those parameters is
+in another unit of the unit the generator named: 0.01 times a fraction is a percentage, 0.01
+times a metre a centimetre (the unit families and sizes are the fact reader's data). Those
+become rule facts ("`annual_rate` is a percentage."), which the facts doc states and Step
+1b's fact tests say the everyday way ("5 %", "3.5 metres").
+
+Guards, since a wrong unit would make its own tests: a rescaling that only moves the
+output's scale (a formula whose outputs stay in one ratio to the tool's: the unit could be
+the output's) counts only where the output field names its unit (``wall_area_m2``); the fit
+must hold on at least :data:`MIN_CASES` calls that ran, with one smallest rescaling; a
+formula that holds as written, or a unit the generator named that no family has, says
+nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from play2prompt.evidence import formula
+from play2prompt.evidence.describe import checked_calls
+from play2prompt.evidence.error_text import words
+from play2prompt.evidence.everyday import tool_unit
+from play2prompt.evidence.facts import Fact
+from play2prompt.jsonutil import derive_seed
+from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.numeric import close
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+SCALES = (0.01, 0.001, 100.0, 1000.0)   # tool value x scale = the formula's value
+GUESSES = 2            # formulas one answer gives
+MIN_CASES = 3          # calls that ran a fit must hold on
+MAX_PARAMS = 4         # rescaled together at most (5 ** 4 assignments)
+CHUNK = 256            # assignments evaluated by one sandboxed child
+FORMS = "everyday_forms.json"
+EVIDENCE = "the tool's outputs on calls that ran, checked against the formula"
+# a unit named in an output field's name: "_m2", "_kg", "_pct" (the output's scale is known)
+_FIELD_UNIT = re.compile(r"(?:^|_)(?:m2|m3|sq_?m|mm|cm|m|km|g|kg|lb|s|ms|min|h|pct|percent)$")
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A formula that gives an output field once ``scales`` (parameter, factor) are applied."""
+
+    field: str
+    expression: str
+    units: tuple[tuple[str, str], ...]     # the unit the formula takes each parameter in
+    scales: tuple[tuple[str, float], ...]
+    check: formula.Check
+
+    def facts(self) -> list[Fact]:
+        said = dict(self.units)
+        out = []
+        for param, factor in self.scales:
+            unit = unit_after(said.get(param, ""), factor)
+            if unit is not None:
+                out.append(Fact(param, "rule", unit_sentence(param, unit), (),
+                                f"{EVIDENCE}: {self.field or 'the output'} = "
+                                f"{self.expression} on {self.check.matched} calls, with "
+                                f"{param} x {factor:g}"[:300]))
+        return out
+
+
+def number_params(tool: Tool) -> list[str]:
+    """The tool's number parameters (those a formula can take)."""
+    return [n for n, s in tool.properties.items()
+            if isinstance(s, Mapping) and s.get("type") in ("number", "integer")
+            and n.isidentifier()]
+
+
+def unknown_units(tool: Tool, ruled: Mapping[str, str]) -> list[str]:
+    """The number parameters whose unit no fact says yet (``ruled``: each parameter's rule
+    sentences): the ones a fit may give a fact. The others are rescaled too (a formula may
+    take a rate the tool takes in percent as a fraction) but keep their facts."""
+    return [n for n in number_params(tool) if tool_unit(ruled.get(n, "")) is None]
+
+
+def number_fields(output: Any) -> list[str]:
+    """"" for an output that is a number; else the keys of its number fields."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if number(output):
+        return [""]
+    if isinstance(output, Mapping):
+        return [str(k) for k, v in output.items() if number(v) and str(k).isidentifier()]
+    return []
+
+
+def _field_cases(cases: Sequence[tuple[str, Mapping[str, Any], Any]], field: str
+                 ) -> list[tuple[str, Mapping[str, Any], Any]]:
+    out = []
+    for text, args, output in cases:
+        value = output if not field else (output.get(field) if isinstance(output, Mapping)
+                                          else None)
+        if value is not None and number_fields(value) == [""]:
+            out.append((text, args, value))
+    return out
+
+
+def _named(expression: str, params: Sequence[str]) -> list[str]:
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return []
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return [p for p in params if p in used][:MAX_PARAMS]
+
+
+def _proportional(values: Sequence[Any], outputs: Sequence[Any]) -> bool:
+    """The tool's outputs are the formula's (as written) times one power of ten: a rescaled
+    input explains them no better than an output in another unit (cm2 for m2, g for kg)."""
+    if len(values) < 2 or not all(_is_number(v) for v in values):
+        return False
+    return any(all(formula.same(v * 10.0 ** k, o) for v, o in zip(values, outputs))
+               for k in range(-6, 7) if k)
+
+
+def fit(expression: str, field: str, cases: Sequence[tuple[str, Mapping[str, Any], Any]],
+        params: Sequence[str], units: Mapping[str, str]) -> Fit | None:
+    """The one smallest rescaling of ``params`` under which ``expression`` gives the field
+    on ``cases`` (see the module for the guards), or None."""
+    used = _named(expression, params)
+    if len(cases) < MIN_CASES or not used:
+        return None
+    grid = sorted(itertools.product((1.0, *SCALES), repeat=len(used)),
+                  key=lambda a: sum(f != 1.0 for f in a))
+    n = len(cases)
+    rows = []
+    for start in range(0, len(grid), CHUNK):   # a child each: bounded by formula.TIMEOUT_S
+        rows += formula.evaluate_many([expression], [
+            {**args, **{p: args[p] * f for p, f in zip(used, a) if _is_number(args.get(p))}}
+            for a in grid[start:start + CHUNK] for _, args, _ in cases])[0]
+    held = []
+    for i, assignment in enumerate(grid):
+        results = rows[i * n:(i + 1) * n]
+        check = formula.checked(expression, cases, results)
+        if check.holds and check.matched >= MIN_CASES:
+            held.append((assignment, check, results))
+    if not held or all(f == 1.0 for f in held[0][0]):
+        return None              # nothing holds, or it holds as written: no unit to learn
+    fewest = sum(f != 1.0 for f in held[0][0])
+    if sum(sum(f != 1.0 for f in a) == fewest for a, _, _ in held) > 1:
+        return None              # two rescalings explain the outputs equally
+    assignment, check, _ = held[0]
+    scaled = tuple((p, f) for p, f in zip(used, assignment) if f != 1.0)
+    plain = rows[:n]             # the identity assignment comes first
+    if _proportional([r.get("value") for r in plain], [o for _, _, o in cases]) \
+            and not _FIELD_UNIT.search(field.lower()):
+        return None              # the output's unit could explain it as well
+    return Fit(field, expression, tuple((p, str(units.get(p, ""))) for p in used), scaled,
+               check)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def canonical_unit(said: str) -> str | None:
+    """The fact reader's canonical unit for a unit the generator named ("metres": m,
+    "decimal": fraction), or None."""
+    text = said.strip().lower()
+    for family in words()["unit_families"]:
+        for unit, pattern in family.items():
+            if re.fullmatch(rf"(?:{pattern})", text, re.I):
+                return unit
+    return None
+
+
+def unit_after(said: str, factor: float) -> str | None:
+    """The unit the tool takes where the formula takes ``said`` and the tool's value times
+    ``factor`` is the formula's: fraction x 0.01 is percent, metres x 0.01 centimetres."""
+    unit = canonical_unit(said)
+    if unit is None:
+        return None
+    if {unit, "percent"} <= {"fraction", "percent"}:
+        return {("fraction", 0.01): "percent", ("percent", 100.0): "fraction"}.get(
+            (unit, factor))
+    scales = words(FORMS)["scales"]
+    if unit not in scales:
+        return None
+    family = next(f for f in words()["unit_families"] if unit in f)
+    size = scales[unit] * factor
+    return next((u for u in family if u in scales and close(scales[u], size, rel_tol=1e-9)),
+                None)
+
+
+def unit_sentence(param: str, unit: str) -> str:
+    if unit == "percent":
+        return f"`{param}` is a percentage (5 means 5 %)."
+    if unit == "fraction":
+        return f"`{param}` is a fraction (0.05 means 5 %)."
+    return f"`{param}` is in {words(FORMS)['names'].get(unit, unit)}."
+
+
+def units_schema(fields: Sequence[str], params: Sequence[str]) -> dict[str, Any]:
+    guess = object_schema({
+        "output": {"type": "string", "enum": list(fields)},
+        "python": {"type": "string", "minLength": 1, "maxLength": 240},
+        "units": object_schema({p: {"type": "string", "maxLength": 30} for p in params})})
+    return object_schema({"guesses": {"type": "array", "items": guess,
+                                      "minItems": GUESSES, "maxItems": GUESSES}})
+
+
+async def output_units(tool: Tool, engine: Any,
+                       calls: Sequence[tuple[Invocation, Observation]],
+                       ruled: Mapping[str, str]) -> list[Fact] | None:
+    """The unit facts the outputs of ``calls`` show (one generator call), [] when none
+    holds; None when the tool gives no chance yet (too few number outputs, no number
+    parameter of unknown unit: no call)."""
+    cases = checked_calls(calls)
+    params, unknown = number_params(tool), unknown_units(tool, ruled)
+    fields = list(dict.fromkeys(f for _, _, out in cases for f in number_fields(out)))
+    if len(cases) < MIN_CASES or not unknown or not fields:
+        return None
+    messages = _messages(tool, engine, calls, fields)
+    answers, _ = await chat_json(engine.generator, messages, units_schema(fields, params),
+                                 role="generator", seed=derive_seed(tool.name, "units"),
+                                 temperature=0.0, max_tokens=400)
+    out: list[Fact] = []
+    for answer in answers[:1]:
+        for guess in (answer.get("guesses") or []) if isinstance(answer, Mapping) else []:
+            found = _fit_guess(guess, cases, params, fields)
+            out.extend(f for f in (found.facts() if found else [])
+                       if f.param in unknown and f.param not in {o.param for o in out})
+    return out
+
+
+def _fit_guess(guess: Any, cases: Sequence[tuple[str, Mapping[str, Any], Any]],
+               params: Sequence[str], fields: Sequence[str]) -> Fit | None:
+    if not isinstance(guess, Mapping) or guess.get("output") not in fields:
+        return None
+    field = str(guess["output"])
+    expression = formula.expression_of(str(guess.get("python", "")))
+    units = guess.get("units") if isinstance(guess.get("units"), Mapping) else {}
+    return fit(expression, field, _field_cases(cases, field), params, units)
+
+
+def _messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
+              fields: Sequence[str]) -> list[dict[str, str]]:
+    from play2prompt.evidence.describe import _shown
+
+    ran, _ = _shown(calls, engine.scrubber)
+    params = ", ".join(f"{n} ({(s or {}).get('type', 'any')})" for n, s in
+                       tool.properties.items())
+    return engine.prompts.render("units-formula", tool=tool.name,
+                                 description=tool.description or "", params=params,
+                                 calls=ran, fields=", ".join(f or "(the number returned)"
+                                                             for f in fields))
+
+
+__all__ = ["Fit", "canonical_unit", "fit", "number_fields", "number_params", "output_units",
+           "unit_after", "unit_sentence", "units_schema", "unknown_units"]
