@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 
 SCALES = (0.01, 0.001, 100.0, 1000.0)   # tool value x scale = the formula's value
 GUESSES = 2            # formulas one answer gives
+TRIES = 3              # answers asked, each after the first told where the formulas missed
+RETRY_TEMPERATURE = 0.8
 MIN_CASES = 3          # calls that ran a fit must hold on
 MAX_PARAMS = 4         # rescaled together at most (5 ** 4 assignments)
 CHUNK = 256            # assignments evaluated by one sandboxed child
@@ -65,17 +68,23 @@ class Fit:
     units: tuple[tuple[str, str], ...]     # the unit the formula takes each parameter in
     scales: tuple[tuple[str, float], ...]
     check: formula.Check
+    own: bool = False      # the formula converts the parameters itself (holds as written)
 
     def facts(self) -> list[Fact]:
         said = dict(self.units)
         out = []
         for param, factor in self.scales:
             unit = unit_after(said.get(param, ""), factor)
+            if unit is None and self.own:    # the unit named may be the tool's, not the formula's
+                named = canonical_unit(said.get(param, ""))
+                unit = named if named is not None and named == unit_after(
+                    _base(named), factor) else None
             if unit is not None:
                 out.append(Fact(param, "rule", unit_sentence(param, unit), (),
                                 f"{EVIDENCE}: {self.field or 'the output'} = "
-                                f"{self.expression} on {self.check.matched} calls, with "
-                                f"{param} x {factor:g}"[:300]))
+                                f"{self.expression} on {self.check.matched} calls, "
+                                f"{'which takes' if self.own else 'with'} {param} x "
+                                f"{factor:g}"[:300]))
         return out
 
 
@@ -150,23 +159,76 @@ def fit(expression: str, field: str, cases: Sequence[tuple[str, Mapping[str, Any
             for a in grid[start:start + CHUNK] for _, args, _ in cases])[0]
     held = []
     for i, assignment in enumerate(grid):
-        results = rows[i * n:(i + 1) * n]
+        results = _rows(rows, i, n)
         check = formula.checked(expression, cases, results)
         if check.holds and check.matched >= MIN_CASES:
             held.append((assignment, check, results))
-    if not held or all(f == 1.0 for f in held[0][0]):
-        return None              # nothing holds, or it holds as written: no unit to learn
+    if not held:
+        return None
+    outputs = [o for _, _, o in cases]
+    if all(f == 1.0 for f in held[0][0]):   # it holds as written: a unit only where it converts
+        own = own_scales(expression, used)
+        undone = tuple(1 / own[p] if p in own else 1.0 for p in used)   # as if it did not
+        if not own or undone not in grid or (_proportional(
+                [r.get("value") for r in _rows(rows, grid.index(undone), n)], outputs)
+                and not _FIELD_UNIT.search(field.lower())):
+            return None
+        return Fit(field, expression, tuple((p, str(units.get(p, ""))) for p in used),
+                   tuple(own.items()), held[0][1], own=True)
     fewest = sum(f != 1.0 for f in held[0][0])
     if sum(sum(f != 1.0 for f in a) == fewest for a, _, _ in held) > 1:
         return None              # two rescalings explain the outputs equally
     assignment, check, _ = held[0]
     scaled = tuple((p, f) for p, f in zip(used, assignment) if f != 1.0)
-    plain = rows[:n]             # the identity assignment comes first
-    if _proportional([r.get("value") for r in plain], [o for _, _, o in cases]) \
+    plain = _rows(rows, 0, n)    # the identity assignment comes first
+    if _proportional([r.get("value") for r in plain], outputs) \
             and not _FIELD_UNIT.search(field.lower()):
         return None              # the output's unit could explain it as well
     return Fit(field, expression, tuple((p, str(units.get(p, ""))) for p in used), scaled,
                check)
+
+
+_CONVERTS = {100: 0.01, 1000: 0.001}     # a parameter divided by these, or times the values
+
+
+def own_scales(expression: str, params: Sequence[str]) -> dict[str, float]:
+    """The parameters ``expression`` converts itself, with the factor it applies:
+    ``annual_rate / 100`` is annual_rate x 0.01; ``grams * 0.001`` grams x 0.001. A parameter
+    converted two ways is left out."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return {}
+    found: dict[str, set[float]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp):
+            continue
+        pairs = [(node.left, node.right)]
+        if isinstance(node.op, ast.Mult):
+            pairs.append((node.right, node.left))
+        for name, const in pairs:
+            if not (isinstance(name, ast.Name) and name.id in params
+                    and isinstance(const, ast.Constant) and _is_number(const.value)):
+                continue
+            value = float(const.value)
+            if isinstance(node.op, ast.Div) and value in _CONVERTS:
+                found.setdefault(name.id, set()).add(_CONVERTS[value])
+            elif isinstance(node.op, ast.Mult) and value in (*_CONVERTS.values(), *_CONVERTS):
+                found.setdefault(name.id, set()).add(value)
+    return {p: next(iter(k)) for p, k in found.items() if len(k) == 1}
+
+
+def _base(unit: str) -> str:
+    """The unit of size 1 in ``unit``'s family (the fraction for percent)."""
+    if unit in ("percent", "fraction"):
+        return "fraction"
+    scales = words(FORMS)["scales"]
+    family = next((f for f in words()["unit_families"] if unit in f), {})
+    return next((u for u in family if scales.get(u) == 1), unit)
+
+
+def _rows(rows: Sequence[Any], i: int, n: int) -> Sequence[Any]:
+    return rows[i * n:(i + 1) * n]
 
 
 def _is_number(value: Any) -> bool:
@@ -222,8 +284,9 @@ def units_schema(fields: Sequence[str], params: Sequence[str]) -> dict[str, Any]
 async def output_units(tool: Tool, engine: Any,
                        calls: Sequence[tuple[Invocation, Observation]],
                        ruled: Mapping[str, str]) -> list[Fact] | None:
-    """The unit facts the outputs of ``calls`` show (one generator call), [] when none
-    holds; None when the tool gives no chance yet (too few number outputs, no number
+    """The unit facts the outputs of ``calls`` show, [] when no formula fits in
+    :data:`TRIES` generator calls (each after the first told where the formulas missed, and
+    sampled); None when the tool gives no chance yet (too few number outputs, no number
     parameter of unknown unit: no call)."""
     cases = checked_calls(calls)
     params, unknown = number_params(tool), unknown_units(tool, ruled)
@@ -231,21 +294,39 @@ async def output_units(tool: Tool, engine: Any,
     if len(cases) < MIN_CASES or not unknown or not fields:
         return None
     messages = _messages(tool, engine, calls, fields)
-    answers, _ = await chat_json(engine.generator, messages, units_schema(fields, params),
-                                 role="generator", seed=derive_seed(tool.name, "units"),
-                                 temperature=0.0, max_tokens=400)
-    out: list[Fact] = []
-    for answer in answers[:1]:
-        for guess in (answer.get("guesses") or []) if isinstance(answer, Mapping) else []:
-            found = _fit_guess(guess, cases, params, fields)
-            out.extend(f for f in (found.facts() if found else [])
-                       if f.param in unknown and f.param not in {o.param for o in out})
-    return out
+    for attempt in range(TRIES):
+        answers, _ = await chat_json(
+            engine.generator, messages, units_schema(fields, params), role="generator",
+            seed=derive_seed(tool.name, "units", str(attempt) if attempt else ""),
+            temperature=RETRY_TEMPERATURE if attempt else 0.0, max_tokens=400)
+        answer = answers[0] if answers and isinstance(answers[0], Mapping) else {}
+        guesses = [g for g in answer.get("guesses") or [] if isinstance(g, Mapping)]
+        fits = [f for f in (_fit_guess(g, cases, params, fields) for g in guesses) if f]
+        out: list[Fact] = []
+        for fact in (fact for found in fits for fact in found.facts()):
+            if fact.param in unknown and fact.param not in {o.param for o in out}:
+                out.append(fact)
+        if fits or not guesses:         # a formula that fits is the answer, facts or not
+            return out
+        misses = [m for g in guesses for m in _as_written(g, cases, fields)]
+        messages = [*messages, {"role": "assistant", "content": json.dumps(answer)},
+                    *engine.prompts.render("units-retry", misses="\n".join(misses[:4]))]
+    return []
 
 
-def _fit_guess(guess: Any, cases: Sequence[tuple[str, Mapping[str, Any], Any]],
+def _as_written(guess: Mapping[str, Any], cases: Sequence[tuple[str, Mapping[str, Any], Any]],
+                fields: Sequence[str]) -> tuple[str, ...]:
+    """Where ``guess`` missed as written (two calls), for the generator's next try."""
+    field = str(guess.get("output", ""))
+    if field not in fields:
+        return ()
+    expression = formula.expression_of(str(guess.get("python", "")))
+    return formula.check(expression, _field_cases(cases, field), shown=2).misses
+
+
+def _fit_guess(guess: Mapping[str, Any], cases: Sequence[tuple[str, Mapping[str, Any], Any]],
                params: Sequence[str], fields: Sequence[str]) -> Fit | None:
-    if not isinstance(guess, Mapping) or guess.get("output") not in fields:
+    if guess.get("output") not in fields:
         return None
     field = str(guess["output"])
     expression = formula.expression_of(str(guess.get("python", "")))

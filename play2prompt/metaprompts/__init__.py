@@ -39,6 +39,7 @@ NAMES = {
     "describe-formula": "describe_formula",  # ... and a Python expression of it, to be checked
     "describe-retry": "describe_retry",      # ... again, told where the expression missed
     "units-formula": "units_formula",  # ... a formula of an output, whose fit rescales a unit
+    "units-retry": "units_retry",      # ... again, told where its formulas missed
     "value-probe": "value_probe",  # G_E lists values a text parameter the tool ignored may take
 }
 

@@ -75,11 +75,17 @@ def test_centimetres_are_found_where_the_output_names_its_unit_and_not_otherwise
     assert fit("2 * (length + width) * height", "area", cases, params, metres) is None
 
 
-def test_a_formula_that_holds_as_written_or_never_says_nothing():
+def test_a_formula_that_holds_as_written_says_a_unit_only_where_it_converts_one():
     cases = _cases(savings, SAVED, "balance")
     params = ["principal", "annual_rate", "years", "compounding"]
-    assert fit(GROWTH.replace("annual_rate", "annual_rate / 100"), "balance", cases, params,
-               {"annual_rate": "percent"}) is None                   # no rescaling needed
+    converted = GROWTH.replace("annual_rate", "annual_rate / 100")
+    for named in ("percent", "fraction"):     # the tool's unit or the formula's: the same
+        found = fit(converted, "balance", cases, params, {"annual_rate": named})
+        assert found.own and found.scales == (("annual_rate", 0.01),)
+        assert [tool_unit(f.text) for f in found.facts()] == ["percent"]
+    assert fit(converted, "balance", cases, params, {"annual_rate": "dollars"}).facts() == []
+    grown = [(t, a, a["annual_rate"] * 2) for t, a, _ in cases]
+    assert fit("annual_rate * 2", "", grown, params, {"annual_rate": "percent"}) is None
     assert fit("principal * (1 + annual_rate) ** years", "balance", cases, params,
                {"annual_rate": "fraction"}) is None                  # wrong formula
     assert fit(GROWTH, "balance", cases[:2], params, {}) is None     # too few calls
@@ -167,3 +173,24 @@ def test_a_parameter_with_a_unit_already_is_rescaled_but_keeps_its_fact():
     gen = FakeLM(rules=[(MARK, {"guesses": [guess, guess]})])
     assert asyncio.run(output_units(SAVINGS, _engine(gen), _ran(), ruled)) == []
     assert len(gen.requests) == 1       # principal and years had no unit: one call
+
+
+def test_a_miss_is_told_and_the_next_sampled_try_can_fit():
+    wrong = {"output": "balance", "python": "principal * (1 + annual_rate / compounding) ** years",
+             "units": {"principal": "dollars", "annual_rate": "fraction", "years": "years",
+                       "compounding": "none"}}
+    right = {**wrong, "python": GROWTH}
+
+    def answer(request, i):
+        told = any("None gave what the function returned" in m["content"]
+                   for m in request.messages)
+        return {"guesses": [right if told else wrong] * 2}
+    gen = FakeLM(rules=[(MARK, answer)])
+    facts = asyncio.run(output_units(SAVINGS, _engine(gen), _ran(), {}))
+    assert [f.param for f in facts] == ["annual_rate"]
+    first, retry = gen.requests
+    assert first.temperature == 0 and retry.temperature > 0
+    assert "your expression gives" in prompt_text(retry)
+    never = FakeLM(rules=[(MARK, {"guesses": [wrong, wrong]})])
+    assert asyncio.run(output_units(SAVINGS, _engine(never), _ran(), {})) == []
+    assert len(never.requests) == 3
