@@ -9,21 +9,27 @@ metres for a room (examples/fresh: 0 of 8 savings requests right with the doc as
 
 Once per tool, when play has run calls with number outputs, the generator writes the textbook
 formula of one output field (:data:`GUESSES` guesses, a Python expression each) and the unit
-it takes each number parameter in ("fraction", "metres"). Code runs each expression on the
-calls that ran (the sandbox of :mod:`play2prompt.evidence.formula`) with every parameter left
-as called or multiplied by one of :data:`SCALES`. A formula that holds only once some of its
-parameters are rescaled, with one smallest such rescaling, says each of those parameters is
-in another unit of the unit the generator named: 0.01 times a fraction is a percentage, 0.01
-times a metre a centimetre (the unit families and sizes are the fact reader's data). Those
-become rule facts ("`annual_rate` is a percentage."), which the facts doc states and Step
-1b's fact tests say the everyday way ("5 %", "3.5 metres").
+it takes each number parameter in ("fraction", "metres"); told where its formulas missed, it
+tries again (:data:`TRIES` answers in all, the later ones sampled). Code runs each expression
+on the calls that ran (the sandbox of :mod:`play2prompt.evidence.formula`) with every
+parameter left as called or multiplied by one of :data:`SCALES`. A formula that holds only
+once some of its parameters are rescaled, with one smallest such rescaling, says each of
+those parameters is in another unit of the unit the generator named: 0.01 times a fraction is
+a percentage, 0.01 times a metre a centimetre (the unit families and sizes are the fact
+reader's data). A formula that holds as written says a unit only where it converts a
+parameter itself (``annual_rate / 100``). Those become rule facts ("`annual_rate` is a
+percentage."), which the facts doc states and Step 1b's fact tests say the everyday way
+("5 %", "3.5 metres").
 
-Guards, since a wrong unit would make its own tests: a rescaling that only moves the
-output's scale (a formula whose outputs stay in one ratio to the tool's: the unit could be
-the output's) counts only where the output field names its unit (``wall_area_m2``); the fit
-must hold on at least :data:`MIN_CASES` calls that ran, with one smallest rescaling; a
-formula that holds as written, or a unit the generator named that no family has, says
-nothing.
+Guards, since a wrong unit would make its own tests: a rescaling (or a conversion in the
+formula) that only moves the output's scale (outputs in one power-of-ten ratio to the
+formula's: the unit could be the output's) counts only where the output field names its unit
+(``wall_area_m2``); the fit must hold on at least :data:`MIN_CASES` calls that ran, with one
+smallest rescaling; a unit the generator named that no family has says nothing.
+
+Measured (examples/fresh, runs fresh3 and fresh4, 2026-11-27): the 1.5B's formulas fit none
+of the 8 tools (compound growth without the periods in the exponent, a volume for a wall
+area, the same again on both retries), so it is off by default.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence import formula
-from play2prompt.evidence.describe import checked_calls
+from play2prompt.evidence.describe import _shown, checked_calls
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import tool_unit
 from play2prompt.evidence.facts import Fact
@@ -336,8 +342,6 @@ def _fit_guess(guess: Mapping[str, Any], cases: Sequence[tuple[str, Mapping[str,
 
 def _messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
               fields: Sequence[str]) -> list[dict[str, str]]:
-    from play2prompt.evidence.describe import _shown
-
     ran, _ = _shown(calls, engine.scrubber)
     params = ", ".join(f"{n} ({(s or {}).get('type', 'any')})" for n, s in
                        tool.properties.items())
