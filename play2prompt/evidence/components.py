@@ -228,9 +228,9 @@ class NoDescribe:
 
 class OutputUnits(Counted):
     """A number parameter's unit from a formula fit to the tool's outputs, once per tool
-    (:mod:`play2prompt.evidence.output_units`): one generator call where the tool has number
-    outputs and a number parameter no fact gives a unit yet; the units found become rule
-    facts."""
+    (:mod:`play2prompt.evidence.output_units`): up to three generator calls where the tool has
+    number outputs and a number parameter no fact gives a unit yet; the units found become
+    rule facts."""
 
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:

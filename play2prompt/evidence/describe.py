@@ -114,16 +114,19 @@ async def describe_tool(tool: Tool, engine: Any,
                         calls: Sequence[tuple[Invocation, Observation]]) -> Description | None:
     """What ``tool`` (as play knows it) does, from ``calls`` (executed, in a fixed order): one
     generator call, unchecked. None when the answer is unusable."""
-    answers = await _ask(tool, engine, _messages(tool, engine, calls, "describe"), 0)
+    answers = await _ask(tool, engine, calls_messages(tool, engine, calls, "describe"), 0)
     return _description(answers[0], dict(tool.properties)) if answers else None
 
 
-def _messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
-              template: str) -> list[dict[str, str]]:
+def calls_messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
+                   template: str, **extra: str) -> list[dict[str, str]]:
+    """``template`` filled with the tool's name, its parameters with their types, the calls
+    that ran and a few that failed (scrubbed), and ``extra``: what the generator reads of a
+    tool's executions (describe, describe-formula, units-formula)."""
     ran, errors = _shown(calls, engine.scrubber)
     params = ", ".join(f"{n} ({_type(s)})" for n, s in tool.properties.items()) or "(none)"
     return engine.prompts.render(template, tool=tool.name, params=params, calls=ran,
-                                 errors=errors)
+                                 errors=errors, **extra)
 
 
 async def _ask(tool: Tool, engine: Any, messages: list[dict[str, str]],
@@ -201,7 +204,7 @@ async def verified_description(tool: Tool, engine: Any,
     cases = checked_calls(calls)
     if len(cases) < MIN_CHECKED:
         return None
-    messages = _messages(tool, engine, calls, "describe-formula")
+    messages = calls_messages(tool, engine, calls, "describe-formula")
     for attempt in range(tries):
         answers = await _ask(tool, engine, messages, attempt, expression=True)
         if not answers:

@@ -43,13 +43,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence import formula
-from play2prompt.evidence.describe import _shown, checked_calls
+from play2prompt.evidence.describe import calls_messages, checked_calls
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import tool_unit
 from play2prompt.evidence.facts import Fact
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.numeric import close
+from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 SCALES = (0.01, 0.001, 100.0, 1000.0)   # tool value x scale = the formula's value
@@ -110,12 +110,10 @@ def unknown_units(tool: Tool, ruled: Mapping[str, str]) -> list[str]:
 
 def number_fields(output: Any) -> list[str]:
     """"" for an output that is a number; else the keys of its number fields."""
-    def number(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-    if number(output):
+    if is_number(output):
         return [""]
     if isinstance(output, Mapping):
-        return [str(k) for k, v in output.items() if number(v) and str(k).isidentifier()]
+        return [str(k) for k, v in output.items() if is_number(v) and str(k).isidentifier()]
     return []
 
 
@@ -125,7 +123,7 @@ def _field_cases(cases: Sequence[tuple[str, Mapping[str, Any], Any]], field: str
     for text, args, output in cases:
         value = output if not field else (output.get(field) if isinstance(output, Mapping)
                                           else None)
-        if value is not None and number_fields(value) == [""]:
+        if is_number(value):
             out.append((text, args, value))
     return out
 
@@ -139,10 +137,12 @@ def _named(expression: str, params: Sequence[str]) -> list[str]:
     return [p for p in params if p in used][:MAX_PARAMS]
 
 
-def _proportional(values: Sequence[Any], outputs: Sequence[Any]) -> bool:
-    """The tool's outputs are the formula's (as written) times one power of ten: a rescaled
-    input explains them no better than an output in another unit (cm2 for m2, g for kg)."""
-    if len(values) < 2 or not all(_is_number(v) for v in values):
+def _scale_only(values: Sequence[Any], outputs: Sequence[Any], field: str) -> bool:
+    """The tool's outputs are the formula's (as written) times one power of ten, and the
+    field names no unit: a rescaled input explains them no better than an output in another
+    unit (cm2 for m2, g for kg)."""
+    if len(values) < 2 or not all(is_number(v) for v in values) \
+            or _FIELD_UNIT.search(field.lower()):
         return False
     return any(all(formula.same(v * 10.0 ** k, o) for v, o in zip(values, outputs))
                for k in range(-6, 7) if k)
@@ -161,34 +161,31 @@ def fit(expression: str, field: str, cases: Sequence[tuple[str, Mapping[str, Any
     rows = []
     for start in range(0, len(grid), CHUNK):   # a child each: bounded by formula.TIMEOUT_S
         rows += formula.evaluate_many([expression], [
-            {**args, **{p: args[p] * f for p, f in zip(used, a) if _is_number(args.get(p))}}
+            {**args, **{p: args[p] * f for p, f in zip(used, a) if is_number(args.get(p))}}
             for a in grid[start:start + CHUNK] for _, args, _ in cases])[0]
     held = []
     for i, assignment in enumerate(grid):
-        results = _rows(rows, i, n)
-        check = formula.checked(expression, cases, results)
+        check = formula.checked(expression, cases, _rows(rows, i, n))
         if check.holds and check.matched >= MIN_CASES:
-            held.append((assignment, check, results))
+            held.append((assignment, check))
     if not held:
         return None
     outputs = [o for _, _, o in cases]
     if all(f == 1.0 for f in held[0][0]):   # it holds as written: a unit only where it converts
         own = own_scales(expression, used)
         undone = tuple(1 / own[p] if p in own else 1.0 for p in used)   # as if it did not
-        if not own or undone not in grid or (_proportional(
-                [r.get("value") for r in _rows(rows, grid.index(undone), n)], outputs)
-                and not _FIELD_UNIT.search(field.lower())):
+        if not own or undone not in grid or _scale_only(
+                [r.get("value") for r in _rows(rows, grid.index(undone), n)], outputs, field):
             return None
         return Fit(field, expression, tuple((p, str(units.get(p, ""))) for p in used),
                    tuple(own.items()), held[0][1], own=True)
     fewest = sum(f != 1.0 for f in held[0][0])
-    if sum(sum(f != 1.0 for f in a) == fewest for a, _, _ in held) > 1:
+    if sum(sum(f != 1.0 for f in a) == fewest for a, _ in held) > 1:
         return None              # two rescalings explain the outputs equally
-    assignment, check, _ = held[0]
+    assignment, check = held[0]
     scaled = tuple((p, f) for p, f in zip(used, assignment) if f != 1.0)
     plain = _rows(rows, 0, n)    # the identity assignment comes first
-    if _proportional([r.get("value") for r in plain], outputs) \
-            and not _FIELD_UNIT.search(field.lower()):
+    if _scale_only([r.get("value") for r in plain], outputs, field):
         return None              # the output's unit could explain it as well
     return Fit(field, expression, tuple((p, str(units.get(p, ""))) for p in used), scaled,
                check)
@@ -214,7 +211,7 @@ def own_scales(expression: str, params: Sequence[str]) -> dict[str, float]:
             pairs.append((node.right, node.left))
         for name, const in pairs:
             if not (isinstance(name, ast.Name) and name.id in params
-                    and isinstance(const, ast.Constant) and _is_number(const.value)):
+                    and isinstance(const, ast.Constant) and is_number(const.value)):
                 continue
             value = float(const.value)
             if isinstance(node.op, ast.Div) and value in _CONVERTS:
@@ -237,10 +234,6 @@ def _rows(rows: Sequence[Any], i: int, n: int) -> Sequence[Any]:
     return rows[i * n:(i + 1) * n]
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def canonical_unit(said: str) -> str | None:
     """The fact reader's canonical unit for a unit the generator named ("metres": m,
     "decimal": fraction), or None."""
@@ -258,7 +251,7 @@ def unit_after(said: str, factor: float) -> str | None:
     unit = canonical_unit(said)
     if unit is None:
         return None
-    if {unit, "percent"} <= {"fraction", "percent"}:
+    if unit in ("fraction", "percent"):
         return {("fraction", 0.01): "percent", ("percent", 100.0): "fraction"}.get(
             (unit, factor))
     scales = words(FORMS)["scales"]
@@ -299,7 +292,9 @@ async def output_units(tool: Tool, engine: Any,
     fields = list(dict.fromkeys(f for _, _, out in cases for f in number_fields(out)))
     if len(cases) < MIN_CASES or not unknown or not fields:
         return None
-    messages = _messages(tool, engine, calls, fields)
+    messages = calls_messages(tool, engine, calls, "units-formula",
+                              description=tool.description or "",
+                              fields=", ".join(f or "(the number returned)" for f in fields))
     for attempt in range(TRIES):
         answers, _ = await chat_json(
             engine.generator, messages, units_schema(fields, params), role="generator",
@@ -338,17 +333,6 @@ def _fit_guess(guess: Mapping[str, Any], cases: Sequence[tuple[str, Mapping[str,
     expression = formula.expression_of(str(guess.get("python", "")))
     units = guess.get("units") if isinstance(guess.get("units"), Mapping) else {}
     return fit(expression, field, _field_cases(cases, field), params, units)
-
-
-def _messages(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
-              fields: Sequence[str]) -> list[dict[str, str]]:
-    ran, _ = _shown(calls, engine.scrubber)
-    params = ", ".join(f"{n} ({(s or {}).get('type', 'any')})" for n, s in
-                       tool.properties.items())
-    return engine.prompts.render("units-formula", tool=tool.name,
-                                 description=tool.description or "", params=params,
-                                 calls=ran, fields=", ".join(f or "(the number returned)"
-                                                             for f in fields))
 
 
 __all__ = ["Fit", "canonical_unit", "fit", "number_fields", "number_params", "output_units",
