@@ -23,6 +23,7 @@ from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
 from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
+from play2prompt.method.demos import select_demos, write_answers
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.doc_choice import choose_demo_count, choose_doc
 from play2prompt.method.doc_search import (
@@ -32,13 +33,7 @@ from play2prompt.method.doc_search import (
     split_examples,
 )
 from play2prompt.method.example import Example
-from play2prompt.method.example_search import (
-    ExampleSpace,
-    distinct_examples,
-    search_examples,
-    select_demos,
-    write_answers,
-)
+from play2prompt.method.example_search import ExampleSpace, distinct_examples, search_examples
 from play2prompt.method.requests import working
 from play2prompt.method.siblings import siblings_of
 from play2prompt.method.trace import Trace

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from play2prompt.evidence.facts import Fact, FactBook, known_doc
@@ -46,12 +45,11 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-ANSWER_SCHEMA = object_schema({"answer": {"type": "string", "minLength": 1, "maxLength": 500}})
 GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
                               "reason": {"type": "string", "maxLength": 300}})
 REFLECT_SCHEMA = object_schema({"reflection": {"type": "string", "maxLength": 400}})
 
-__all__ = ["Example", "ExampleSpace", "reads_like_code", "search_examples", "select_demos"]
+__all__ = ["Example", "ExampleSpace", "reads_like_code", "search_examples"]
 
 
 class ExampleSpace:
@@ -361,43 +359,3 @@ def distinct_examples(history: Sequence[Node[Example]]) -> list[Example]:
             calls.add(key)
             out.append(ex)
     return out
-
-
-def _overlap(a: str, b: str) -> float:
-    wa, wb = set(a.lower().split()), set(b.lower().split())
-    return len(wa & wb) / max(1, len(wa | wb))
-
-
-def select_demos(examples: Sequence[Example], k: int) -> list[Example]:
-    """Up to ``k`` verified examples that differ: best reward first, then each next one the
-    one whose call shares the fewest values with those chosen and whose wording differs
-    (word overlap with every chosen request below one half)."""
-    pool = [ex for ex in examples if ex.verified]
-    pool.sort(key=lambda ex: (-ex.reward, stable_hash(ex.query)))
-    chosen: list[Example] = []
-    while pool and len(chosen) < k:
-        def shared(ex: Example) -> int:
-            values = {str(v).lower() for v in ex.invocation.arguments.values()}
-            return sum(len(values & {str(v).lower() for v in c.invocation.arguments.values()})
-                       for c in chosen)
-        fresh = [ex for ex in pool if all(_overlap(ex.query, c.query) < 0.5 for c in chosen)]
-        if not fresh:
-            break
-        best = min(fresh, key=lambda ex: (shared(ex), -ex.reward, stable_hash(ex.query)))
-        chosen.append(best)
-        pool.remove(best)
-    return chosen
-
-
-async def write_answers(examples: Sequence[Example], tool: Tool, engine: Engine) -> list[Example]:
-    """m4 for the chosen demos: the answer to each request from the real output."""
-    async def one(ex: Example) -> Example:
-        call, output = ex.invocation.to_python(), ex.observation.render(800)
-        (a,), _ = await chat_json(
-            engine.generator, engine.prompts.render("m4", query=ex.query, call=call,
-                                                    output=output),
-            ANSWER_SCHEMA, role="generator", seed=derive_seed(tool.name, ex.query, "m4"),
-            temperature=engine.config.temperature, max_tokens=250)
-        return replace(ex, answer=str(a["answer"]).strip() if a else "")
-
-    return list(await asyncio.gather(*(one(ex) for ex in examples)))

@@ -9,7 +9,8 @@ import pytest
 
 from play2prompt.evidence.facts import FactBook
 from play2prompt.lm.fake import FakeLM, tool_call
-from play2prompt.method.example_search import ExampleSpace, select_demos, write_answers
+from play2prompt.method.demos import select_demos, write_answers
+from play2prompt.method.example_search import ExampleSpace
 from play2prompt.method.rewards import check_query, value_in_text
 from play2prompt.tools.model import Invocation
 
