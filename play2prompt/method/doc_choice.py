@@ -19,6 +19,7 @@ from play2prompt.evidence.facts import FactBook
 from play2prompt.jsonutil import derive_seed
 from play2prompt.method.accuracy import DocEval, task_accuracy
 from play2prompt.method.doc_search import (
+    KIND_RANK,
     DocCandidate,
     DocSearch,
     DocSearchOutcome,
@@ -75,7 +76,6 @@ async def _choose(tool: Tool, engine: Engine, search: DocSearch, hold: Sequence[
     tie there says nothing, while the training examples it failed do."""
     d0 = tool.doc
     d0_key = DocCandidate(d0).key
-    rank = {"facts": 0, "rewrite": 1}
     accuracy = {n.item.key: n.item.accuracy for n in search.history}   # training batch
     others = [n for n in search.history if n.item.key != d0_key]
     d0_train = accuracy[d0_key]
@@ -84,7 +84,7 @@ async def _choose(tool: Tool, engine: Engine, search: DocSearch, hold: Sequence[
     if not others:
         return DocSearchOutcome(d0, False, "kept the original: no other candidate", scores)
     best = sorted(others, key=lambda n: (-accuracy[n.item.key],
-                                         rank.get(n.item.kind, 2), -n.reward))[0]
+                                         KIND_RANK.get(n.item.kind, 2), -n.reward))[0]
     best_train = accuracy[best.item.key]
     scores["best_train"] = best_train
     if best_train < d0_train:
@@ -127,13 +127,17 @@ async def choose_demo_count(tool: Tool, engine: Engine, doc: ToolDoc, demos: Seq
     """How many of ``demos`` to ship with ``doc``: the task model's held-out accuracy with 0,
     1 and ``top`` demos; more demos only when they get at least :data:`DEMO_MARGIN` more
     held-out examples right than fewer (a small task model that copies demo values gets
-    none; one example is noise)."""
+    none; one example is noise). Demos are not tried where the doc alone leaves fewer than
+    that many held-out examples to gain: no count could ship."""
     counts = sorted({0, min(1, len(demos)), min(top, len(demos))})
     if not hold or counts == [0]:
         return 0, {}
-    evals = await asyncio.gather(*(held_out(tool, engine, doc, hold,
-                                            [d.demo() for d in demos[:k]], siblings)
-                                   for k in counts))
+    alone = await held_out(tool, engine, doc, hold, (), siblings)
+    if round((1 - alone.accuracy) * len(hold)) < DEMO_MARGIN:
+        return 0, {"0": alone.accuracy}
+    evals = [alone, *await asyncio.gather(*(held_out(tool, engine, doc, hold,
+                                                     [d.demo() for d in demos[:k]], siblings)
+                                            for k in counts[1:]))]
     scores = {str(k): ev.accuracy for k, ev in zip(counts, evals)}
     best = 0
     for k, ev in zip(counts, evals):

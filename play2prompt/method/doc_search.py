@@ -44,6 +44,9 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 
 CRITIQUE_SCHEMA = object_schema({"critique": {"type": "string", "maxLength": 700}})
 LINT_WEIGHT = 0.01  # tie-breaker only: one example always outweighs it
+# on equal training accuracy the choice (doc_choice) takes the facts doc before a rewrite: it
+# states only what execution established
+KIND_RANK = {"facts": 0, "rewrite": 1}
 REWRITE_TRIES = 3
 _MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
 
@@ -158,6 +161,14 @@ class DocSpace:
         return [Scored(replace(c, evaluation=ev),
                        ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(c.doc)))
                 for c, ev in zip(items, evals)]
+
+    @staticmethod
+    def settled(history: Sequence[Node[DocCandidate]]) -> bool:
+        """True once a facts doc gets every training example right: a rewrite could at best
+        tie it, and the choice takes the facts doc on a tie (:data:`KIND_RANK`), so no further
+        rewrite can change what ships."""
+        return any(n.item.kind == "facts" and n.item.evaluation is not None
+                   and n.item.accuracy >= 1.0 for n in history)
 
     async def propose(self, parent: Node[DocCandidate] | None, count: int, iteration: int,
                       node_ids: Sequence[str]) -> list[DocCandidate]:

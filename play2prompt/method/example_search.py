@@ -75,6 +75,7 @@ class ExampleSpace:
         self.described = False            # the describe component is done with this tool
         self.verified = False             # ... and with its check (describe-check)
         self.units = False                # output-units is done with this tool
+        self._describing = asyncio.Lock()  # concurrent proposals describe the tool once
 
     def writer(self, tool: Tool) -> RequestWriter:
         """The request writer for ``tool`` as a play knows it (one per discovered schema)."""
@@ -196,6 +197,10 @@ class ExampleSpace:
         """An undocumented tool, once: what it does, from the calls play and the probes
         executed (in a fixed order), into the facts (``describes``; D0's blanks in what the
         generator reads, never the task model's D0); then, once, its check (describe-check)."""
+        async with self._describing:      # a second proposal waits, then finds it done
+            await self._describe_once()
+
+    async def _describe_once(self) -> None:
         if self.described and self.verified and self.units:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts

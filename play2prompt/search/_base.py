@@ -51,7 +51,9 @@ class SearchSpace(Protocol[T]):
         ...
 
     # Optional: ``async def end_iteration(self, iteration, new_nodes)``, called once an
-    # iteration's nodes are known and ``on_iteration`` has seen them.
+    # iteration's nodes are known and ``on_iteration`` has seen them; ``def settled(self,
+    # history) -> bool``, asked before each round of expansions: True when no further
+    # candidate can change what is done with the result (the beam search then stops).
 
 
 @dataclass

@@ -47,6 +47,13 @@ async def _end_iteration(space: SearchSpace[T], iteration: int, new: list[Node[T
         await hook(iteration, new)
 
 
+def _settled(space: SearchSpace[T], history: Sequence[Node[T]]) -> bool:
+    """A space's own judgement (optional ``settled``) that no further candidate can change
+    what is done with the search's result: the rounds left would be spent for nothing."""
+    hook = getattr(space, "settled", None)
+    return bool(hook(history)) if hook is not None else False
+
+
 async def beam_search(
     space: SearchSpace[T],
     *,
@@ -59,7 +66,8 @@ async def beam_search(
     patience: int | None = None,
     on_iteration: OnIteration | None = None,
 ) -> SearchResult[T]:
-    """Run the search. ``patience`` stops early after that many rounds without improvement."""
+    """Run the search. ``patience`` stops early after that many rounds without improvement; a
+    space that says it is settled stops it too."""
     if initial_items is not None:
         ids = child_ids("root", 0, len(initial_items))
         rewards = await space.score(list(initial_items), 0)
@@ -74,6 +82,9 @@ async def beam_search(
     await _end_iteration(space, 0, first)
     best, stale = (beam[0].reward if beam else float("-inf")), 0
     for iteration in range(1, depth + 1):
+        if _settled(space, history):
+            result.stopped_early = True
+            break
         if beam:
             groups = await asyncio.gather(*(_propose_scored(space, node, expand, iteration)
                                             for node in beam))

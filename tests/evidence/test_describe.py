@@ -280,3 +280,18 @@ def test_a_replaced_description_leaves_no_trace_in_the_book():
                                Fact("a", "rule", "a must be an integer.", (), "error")])
     assert book.forget(DESCRIBES) == 2
     assert [f.kind for f in book.facts] == ["rule"] and book.forget(DESCRIBES) == 0
+
+
+def test_concurrent_proposals_describe_the_tool_once(make_engine):
+    """The beam proposes from each kept node at once; the tool is described by the first
+    proposal to get there, not once per proposal."""
+    gen = _generator()
+    task = FakeLM(default=lambda request, i: tool_call("function_3", ARGS))
+    engine = make_engine([_tool()], gen, task, lam=1.0, max_tries=2, evidence=UNCHECKED)
+    space = ExampleSpace(_tool(), engine)
+
+    async def run():
+        await asyncio.gather(space.propose(None, 1, 0, ["a"]), space.propose(None, 1, 0, ["b"]))
+
+    asyncio.run(run())
+    assert len(_describes(gen)) == 1 and engine.uses[DESCRIBE] == 1

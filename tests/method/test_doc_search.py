@@ -134,6 +134,20 @@ def test_on_a_tie_the_facts_doc_beats_a_rewrite(tool, make_engine):
     out, _ = _search(tool, engine, examples)
     assert out.changed and out.reason.startswith("facts from tool play")
     assert "Returns an object with monthly_payment" in out.doc.description
+    # the facts doc got every training example right, so no rewrite could ship: none was
+    # written (the search stopped before its first expansion)
+    assert out.stopped_early and {n.item.kind for n in out.history} == {"original", "facts"}
+    assert not engine.generator.requests
+
+
+def test_a_search_goes_on_while_a_rewrite_could_still_win(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = loan_examples(engine)
+    first = examples[0].query        # the facts doc misses one training example
+    engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite" or
+                                    (k == "facts" and q != first))
+    out, _ = _search(tool, engine, examples)
+    assert not out.stopped_early and "rewrite" in {n.item.kind for n in out.history}
 
 
 def test_held_out_split_does_not_depend_on_rank(tool, make_engine):
@@ -148,9 +162,16 @@ def test_demos_ship_only_when_they_beat_fewer(tool, make_engine):
     engine = make_engine([tool], _generator(), FakeLM())
     examples = loan_examples(engine)
     train, hold = examples[:4], examples[4:]
+    # the doc alone gets both held-out examples right: nothing to gain, no demo is tried
     engine.task_model = _task_model(examples, lambda k, q, d: True)
     assert asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3)) == (
-        0, {"0": 1.0, "1": 1.0, "3": 1.0})
+        0, {"0": 1.0})
+    assert len(engine.task_model.requests) == 2
+    # one of two wrong: one example to gain, fewer than DEMO_MARGIN; still none tried
+    engine.task_model = _task_model(examples, lambda k, q, d: d or q == hold[0].query)
+    assert asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3)) == (
+        0, {"0": 0.5})
+    assert len(engine.task_model.requests) == 2
     engine.task_model = _task_model(examples, lambda k, q, d: d)
     k, scores = asyncio.run(choose_demo_count(tool, engine, tool.doc, train, hold, 3))
     assert len(hold) == 2 and k == 1 and scores == {"0": 0.0, "1": 1.0, "3": 1.0}

@@ -53,6 +53,18 @@ def test_patience_stops_early():
     assert res.stopped_early and len(res.beams) == 2
 
 
+def test_a_settled_space_stops_the_search():
+    class Settles(Numbers):
+        def settled(self, history):       # settled once an item reaches 20
+            return any(n.item >= 20 for n in history)
+
+    space = Settles()
+    res = asyncio.run(beam_search(space, width=2, expand=2, depth=5))
+    assert res.stopped_early and len(res.beams) == 1 and max(c[2] for c in space.calls) == 0
+    res = asyncio.run(beam_search(Settles(), width=1, expand=1, depth=5))   # 10, 11, ... never
+    assert not res.stopped_early and len(res.beams) == 6
+
+
 def test_monte_carlo_samples_budget_from_root():
     space = Numbers()
     res = asyncio.run(monte_carlo_search(space, width=2, budget=7))
