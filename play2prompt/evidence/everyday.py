@@ -75,6 +75,16 @@ def _number(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
+def everyday_unit(unit: str | None) -> str | None:
+    """The unit people say a quantity of ``unit`` in (metres for centimetres), where both
+    have a scale in the word data; None otherwise."""
+    data = words(DATA)
+    other = data["everyday"].get(unit or "")
+    if other is None or unit not in data["scales"] or other not in data["scales"]:
+        return None
+    return other
+
+
 def number_form(value: Any, rule: str) -> Form | None:
     """A number in another unit of its dimension, or as a percentage."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -85,8 +95,7 @@ def number_form(value: Any, rule: str) -> Form | None:
     if unit == "fraction" and 0 < value < 1:
         shown = round(value * 100, 3)
         return Form("fraction", f"{_number(shown)} %", (shown,), percent_pattern())
-    data = words(DATA)
-    other = data["everyday"].get(unit or "")
+    data, other = words(DATA), everyday_unit(unit)
     if other is None:
         return None
     converted = value * data["scales"][unit] / data["scales"][other]
@@ -122,9 +131,8 @@ def typical_value(value: Any, rule: str) -> float | None:
     unit = tool_unit(rule)
     if unit == "percent" and 0 < abs(value) < 1:
         return round(value * 100, 6)
-    data = words(DATA)
-    other = data["everyday"].get(unit or "")
-    if other is None or unit not in data["scales"] or other not in data["scales"]:
+    data, other = words(DATA), everyday_unit(unit)
+    if other is None:
         return None
     ratio = data["scales"][other] / data["scales"][unit]
     if ratio >= 100 and 0 < abs(value) * data["scales"][unit] / data["scales"][other] < 0.1:
