@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence import names as r
+from play2prompt.evidence.claims import check_claims
 from play2prompt.evidence.completion import complete_doc
 from play2prompt.evidence.describe import (
     TRIES,
@@ -146,6 +147,19 @@ class CompleteDoc(Counted):
 class RewriteAsIs:
     def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
                  reference: ToolDoc) -> ToolDoc:
+        return doc
+
+
+class CheckClaims(Counted):
+    async def check(self, doc: ToolDoc, tool: Tool, engine: Any,
+                    calls: Sequence[Invocation]) -> ToolDoc:
+        self.counts[r.CLAIM_CHECK] += 1
+        return await check_claims(doc, tool, engine, calls)
+
+
+class TrustClaims:
+    async def check(self, doc: ToolDoc, tool: Tool, engine: Any,
+                    calls: Sequence[Invocation]) -> ToolDoc:
         return doc
 
 

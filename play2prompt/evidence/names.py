@@ -12,6 +12,7 @@ REQUEST_PARTS = "request-parts"    # a request no draft got right written a valu
 REREAD = "reread"                  # a request re-read into a call that must give the output
 RELABEL = "relabel"                # a request that re-reads as another working call keeps it
 DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
+CLAIM_CHECK = "claim-check"        # a rewrite's stated defaults checked by execution
 FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
 UNASKED_TESTS = "unasked-tests"    # ... and calls without an optional argument every call set
@@ -22,7 +23,7 @@ OUTPUT_UNITS = "output-units"      # a number parameter's unit, from a formula f
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, REQUEST_PARTS,
-                             REREAD, RELABEL, DOC_COMPLETION, FACTS_DOC, FACT_TESTS,
+                             REREAD, RELABEL, DOC_COMPLETION, CLAIM_CHECK, FACTS_DOC, FACT_TESTS,
                              UNASKED_TESTS, DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS,
                              OUTPUT_UNITS, SET_CHECK)
 
@@ -36,8 +37,9 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # (a) stayed at 82.8 %, +1 / -1 against bfcl-a-ver (2026-11-27). request-parts is off: new,
 # not yet measured end to end. unasked-tests is off: new (2026-11-27), measured on the held-out
 # tools of examples/fresh only. output-units is off: new (2026-11-27), not yet measured.
+# claim-check is off: new (2026-11-28), measured on one replay only (run q53's add_days).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
-    DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
+    DOC_COMPLETION, CLAIM_CHECK, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
     OUTPUT_UNITS))
 
 

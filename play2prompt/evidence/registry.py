@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from play2prompt.evidence import components as c
 from play2prompt.evidence.names import (
+    CLAIM_CHECK,
     DESCRIBE,
     DESCRIBE_CHECK,
     DOC_COMPLETION,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
-__all__ = ["DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
+__all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
            "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES", "RELABEL",
            "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
@@ -117,6 +118,13 @@ class Describer(Protocol):
         with more calls. True at once when there is nothing to check."""
 
 
+class ClaimCheck(Protocol):
+    async def check(self, doc: ToolDoc, tool: Tool, engine: Any,
+                    calls: Sequence[Invocation]) -> ToolDoc:
+        """``doc`` less what execution refutes of it (claim-check: stated defaults), run on
+        ``calls``; as given: no check."""
+
+
 class UnitFinder(Protocol):
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
@@ -136,6 +144,7 @@ class Evidence:
     reread: Rereading
     relabel: Relabelling
     doc_completion: DocCompletion
+    claims: ClaimCheck
     facts_doc: FactsDoc
     describe: Describer
     units: UnitFinder
@@ -163,6 +172,7 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         pick(REREAD, c.Reread, c.NoReread),
         pick(RELABEL, c.Relabel, c.NoRelabel),
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
+        pick(CLAIM_CHECK, c.CheckClaims, c.TrustClaims),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
         c.Describe(counts, check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
         if DESCRIBE in names else c.NoDescribe(),

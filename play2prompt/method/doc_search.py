@@ -210,8 +210,11 @@ class DocSpace:
                           {n: str(d["params"].get(n, "")).strip() for n in names})
             problems = doc_problems(raw, self.tool.name)
             if not problems:
-                doc = evidence_for(eng).doc_completion.complete(
-                    raw, self.tool.doc, self.book, self.reference)
+                evidence = evidence_for(eng)
+                doc = evidence.doc_completion.complete(raw, self.tool.doc, self.book,
+                                                       self.reference)
+                doc = await evidence.claims.check(doc, self.tool, eng,
+                                                  [ex.invocation for ex in self.batch])
                 return DocCandidate(doc, critique)
             eng.trace.candidate(
                 "doc", self.tool.name, f"doc-{self.tool.name}-{node_id}-rejected{t}",
