@@ -51,9 +51,9 @@ def as_value(raw: str, schema: Mapping[str, Any]) -> Any | None:
         except ValueError:
             return None
         return int(number) if kind == "integer" and number.is_integer() else number
-    if kind == "string":
-        values = schema.get("enum")
-        return raw if not values or raw in values else None
+    values = schema.get("enum")
+    if kind == "string" and values and raw in values:   # free text: "the current date" is
+        return raw                                       # no value to run
     return None
 
 

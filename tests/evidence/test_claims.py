@@ -64,6 +64,8 @@ def test_reading_claims():
     assert as_value("10", {"type": "integer"}) == 10
     assert as_value("2.5", {"type": "number"}) == 2.5
     assert as_value("km", {"type": "string", "enum": ["m", "cm"]}) is None
+    assert as_value("cm", {"type": "string", "enum": ["m", "cm"]}) == "cm"
+    assert as_value("the", {"type": "string"}) is None     # "defaults to the current date"
 
 
 def test_off_by_default():
