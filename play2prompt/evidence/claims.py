@@ -60,11 +60,11 @@ def as_value(raw: str, schema: Mapping[str, Any]) -> Any | None:
 async def refuted(tool: Tool, engine: Any, param: str, value: Any,
                   calls: Sequence[Invocation]) -> bool:
     """Whether a call run without ``param`` and with ``param=value`` gave different outputs
-    (the claimed default is not the default), on the first call of ``calls`` to try."""
+    (the claimed default is not the default), on the first of ``calls`` where both run. A
+    tool whose output varies between identical calls refutes every claim it is tested on."""
     for inv in calls:
-        rest = {k: v for k, v in inv.arguments.items() if k != param}
-        without = Invocation(inv.name, rest)
-        claimed = Invocation(inv.name, {**rest, param: value})
+        without = inv.without(param)
+        claimed = Invocation(inv.name, {**without.arguments, param: value})
         obs = await asyncio.gather(engine.runtime.run(without), engine.runtime.run(claimed))
         if all(o.ok for o in obs):
             return obs[0].output != obs[1].output
@@ -75,7 +75,7 @@ async def check_claims(doc: ToolDoc, tool: Tool, engine: Any,
                        calls: Sequence[Invocation]) -> ToolDoc:
     """``doc`` with every sentence that states a refuted default taken out of its parameter
     texts (see the module's docstring)."""
-    required = set(tool.parameters.get("required") or ())
+    required = set(tool.required)
     params = dict(doc.params)
     for name, text in doc.params.items():
         claim = claimed_default(text)

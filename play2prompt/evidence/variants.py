@@ -74,8 +74,8 @@ class Variant:
 
 
 def without(inv: Invocation, param: str) -> Invocation:
-    """``inv`` with ``param`` left out."""
-    return Invocation(inv.name, {k: v for k, v in inv.arguments.items() if k != param})
+    """``inv`` with ``param`` left out (:meth:`Invocation.without`)."""
+    return inv.without(param)
 
 
 def _number(value: Any) -> bool:

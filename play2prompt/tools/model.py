@@ -155,6 +155,10 @@ class Invocation:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "arguments": to_jsonable(dict(self.arguments))}
 
+    def without(self, param: str) -> Invocation:
+        """This call with ``param`` left out."""
+        return Invocation(self.name, {k: v for k, v in self.arguments.items() if k != param})
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Invocation:
         return cls(str(data["name"]), dict(data.get("arguments") or {}))
