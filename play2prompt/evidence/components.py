@@ -56,17 +56,21 @@ class NoFacts:
 
 class RunProbes(Counted):
     """The probes; with ``values`` (the ``value-probes`` component) also the texts a tool acts
-    on where it ignored a call's (:mod:`play2prompt.evidence.values`)."""
+    on where it ignored a call's (:mod:`play2prompt.evidence.values`), with ``ranges``
+    (``range-search``) the ends of a refused number's range (:mod:`.bounds`)."""
 
-    def __init__(self, counts: Counter[str], values: bool = False) -> None:
+    def __init__(self, counts: Counter[str], values: bool = False,
+                 ranges: bool = False) -> None:
         super().__init__(counts)
-        self.values = values
+        self.values, self.ranges = values, ranges
 
     async def run(self, prober: Any, plays: Any) -> None:
         self.counts[r.PROBES] += 1
         await prober.run(plays)
         if self.values and await prober.run_values():
             self.counts[r.VALUE_PROBES] += 1
+        if self.ranges and await prober.run_ranges():
+            self.counts[r.RANGE_SEARCH] += 1
 
 
 class NoProbes:

@@ -7,6 +7,7 @@ from typing import Any
 FACT_READER = "fact-reader"        # errors and outputs read into facts (evidence/error_*.py)
 PROBES = "probes"                  # out-of-range calls that make a tool say more
 VALUE_PROBES = "value-probes"      # the texts a tool acts on, where it ignored a call's text
+RANGE_SEARCH = "range-search"      # both ends of a number's range, where a probe was refused
 REQUEST_GATES = "request-gates"    # code checks of a written request
 REQUEST_PARTS = "request-parts"    # a request no draft got right written a value at a time
 REREAD = "reread"                  # a request re-read into a call that must give the output
@@ -22,10 +23,10 @@ KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on th
 OUTPUT_UNITS = "output-units"      # a number parameter's unit, from a formula fit to outputs
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
-EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, REQUEST_PARTS,
-                             REREAD, RELABEL, DOC_COMPLETION, CLAIM_CHECK, FACTS_DOC, FACT_TESTS,
-                             UNASKED_TESTS, DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS,
-                             OUTPUT_UNITS, SET_CHECK)
+EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, REQUEST_GATES,
+                             REQUEST_PARTS, REREAD, RELABEL, DOC_COMPLETION, CLAIM_CHECK,
+                             FACTS_DOC, FACT_TESTS, UNASKED_TESTS, DESCRIBE, DESCRIBE_CHECK,
+                             KNOWN_OPERATIONS, OUTPUT_UNITS, SET_CHECK)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -38,9 +39,10 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, REQUEST_GATES, R
 # not yet measured end to end. unasked-tests is off: new (2026-11-27), measured on the held-out
 # tools of examples/fresh only. output-units is off: new (2026-11-27), not yet measured.
 # claim-check is off: new (2026-11-28), measured on one replay only (run q53's add_days).
+# range-search is off: new (2026-11-28), not yet measured.
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
-    DOC_COMPLETION, CLAIM_CHECK, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
-    OUTPUT_UNITS))
+    DOC_COMPLETION, CLAIM_CHECK, VALUE_PROBES, RANGE_SEARCH, REQUEST_PARTS, KNOWN_OPERATIONS,
+    UNASKED_TESTS, OUTPUT_UNITS))
 
 
 def active(config: Any) -> tuple[str, ...]:
@@ -49,6 +51,7 @@ def active(config: Any) -> tuple[str, ...]:
     ``fact_tests`` 0, ``set_check`` 0)."""
     named = set(getattr(config, "evidence", DEFAULT_EVIDENCE))
     off = {PROBES: not config.probe, VALUE_PROBES: not config.probe or PROBES not in named,
+           RANGE_SEARCH: not config.probe or PROBES not in named,
            FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0, UNASKED_TESTS: config.fact_tests <= 0,
            SET_CHECK: config.set_check <= 0}

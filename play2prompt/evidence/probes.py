@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.bounds import search_ranges
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of, seen
 from play2prompt.evidence.registry import evidence_for
@@ -224,6 +225,7 @@ class Prober:
         self._reshaped: set[str] = set()  # failing calls reshaped (keys)
         self.worked: tuple[Invocation, Observation] | None = None   # the valid call probed
         self.valued = False               # its value probes ran (:mod:`.values`)
+        self.ranged = False               # its range search ran (:mod:`.bounds`)
         self.texts: dict[str, list[str]] = {}   # the texts play's calls gave each parameter
 
     async def run(self, plays: Sequence[PlayResult]) -> None:
@@ -316,6 +318,20 @@ class Prober:
         if params:
             self._record(start, True)
         return bool(params)
+
+    async def run_ranges(self) -> bool:
+        """Once the probes ran from a call that worked: the range search of each number
+        parameter a probe of it was refused (:mod:`.bounds`). False when there was none."""
+        if self.worked is None or self.ranged:
+            return False
+        self.ranged = True
+        start = self.worked[0]
+        searched = await search_ranges(self.tool, self.engine, self.book, start, self.probed)
+        for s in searched:
+            self.probed.extend((s.param, inv, obs) for inv, obs in s.tried)
+        if searched:
+            self._record(start, True)
+        return bool(searched)
 
     def take(self, exclude: Collection[str]) -> Repaired | None:
         """The next repaired call not in ``exclude`` (call keys) and not taken before, the

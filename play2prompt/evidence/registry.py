@@ -28,6 +28,7 @@ from play2prompt.evidence.names import (
     KNOWN_OPERATIONS,
     OUTPUT_UNITS,
     PROBES,
+    RANGE_SEARCH,
     RELABEL,
     REQUEST_GATES,
     REQUEST_PARTS,
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
-           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES", "RELABEL",
-           "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
+           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES",
+           "RANGE_SEARCH", "RELABEL", "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
            "Evidence", "active", "evidence_for"]
 
 
@@ -166,7 +167,8 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
     return Evidence(
         names,
         pick(FACT_READER, c.ReadFacts, c.NoFacts),
-        c.RunProbes(counts, values=VALUE_PROBES in names) if PROBES in names else c.NoProbes(),
+        c.RunProbes(counts, values=VALUE_PROBES in names, ranges=RANGE_SEARCH in names)
+        if PROBES in names else c.NoProbes(),
         pick(REQUEST_GATES, c.Gates, c.NoGates),
         pick(REQUEST_PARTS, c.ByParts, c.NoParts),
         pick(REREAD, c.Reread, c.NoReread),
