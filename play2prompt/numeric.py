@@ -9,9 +9,13 @@ comparison is exact, in rationals.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
+
+from text_to_num import alpha2digit
 
 Number = int | float
 
@@ -62,6 +66,17 @@ def parse_number(token: str) -> Number | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+_SPELLED = re.compile(r"[A-Za-z]{3,}")
+
+
+@lru_cache(maxsize=4096)
+def in_digits(text: str) -> str:
+    """``text`` with the numbers it spells out in English written in digits ("Add seven days"
+    -> "Add 7 days", "two thousand five hundred grams" -> "2500 grams"; a lone "one" of "the
+    one with" is left as it is): text2num's ``alpha2digit``."""
+    return alpha2digit(text, "en") if _SPELLED.search(text) else text
 
 
 def any_is(tokens: Iterable[str], value: Number) -> bool:

@@ -8,8 +8,13 @@ import pytest
 
 from play2prompt.evidence.error_text import contains_value
 from play2prompt.evidence.facts import FactBook
-from play2prompt.method.rewards import check_query, value_in_text
-from play2prompt.numeric import close, parse_number, within
+from play2prompt.method.rewards import (
+    check_query,
+    missing_numbers,
+    said_as_percent,
+    value_in_text,
+)
+from play2prompt.numeric import close, in_digits, parse_number, within
 from play2prompt.scoring.match import ast_match, outputs_match, values_equal
 from play2prompt.tools.model import Invocation, Observation
 
@@ -74,3 +79,17 @@ def test_an_error_about_a_huge_argument_becomes_a_rejection(example_tools):
     inv = Invocation("loan_payment", {"principal": BIG, "annual_rate": 5, "years": 30})
     book.observe(inv, Observation.failure("exception", f"ValueError: principal {BIG} too large"))
     assert book.rejected("principal") == {str(BIG)}
+
+
+def test_a_number_said_in_words_is_the_number():
+    # the request writer is told to say values in plain words: "seven days" states 7
+    assert in_digits("Add seven days, then two thousand five hundred grams") == \
+        "Add 7 days, then 2500 grams"
+    assert value_in_text(7, "Add seven days to April 15")
+    assert value_in_text(25, "the box with twenty-five items")
+    assert not value_in_text(1, "the one with a hat")        # a pronoun, not a number
+    assert not value_in_text(8, "Add seven days")
+    assert said_as_percent(0.15, "with a fifteen percent tip")
+    call = Invocation("add_days", {"date": "2023-04-15", "days": 7})
+    assert missing_numbers("Add seven days to 2023-04-15", call) == []
+    assert missing_numbers("Add a week to 2023-04-15", call) == ["7"]

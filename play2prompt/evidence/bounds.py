@@ -29,7 +29,9 @@ tests say the everyday way ("5 %" for 5: :func:`play2prompt.evidence.everyday.to
 request a thin doc fails (a model reading "interest rate" writes 0.05); one from 0 to 1 is a
 fraction, said as a percentage too. A range found with
 the other arguments as one call has them may depend on them (a resting heart rate below the
-maximum for an age): the fact's evidence names the call. The tool runs as the probes run it
+maximum for an age): both ends are run again in up to :data:`MAX_OTHERS` other calls that
+worked, and a range that moves is no fact. A range a rule of the tool's own already states
+("tip must be between 0 and 1") is not said twice. The tool runs as the probes run it
 (a tool with side effects only with the user's consent). A refresh does not re-derive the fact
 from one call, so it keeps it only when play finds it again.
 """
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
 from play2prompt.method.play import code_verdict, found_nothing
+from play2prompt.method.rewards import value_in_text
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import is_transient
 
@@ -51,6 +54,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 
 MAX_PARAMS = 3       # number parameters searched per tool
 MAX_CALLS = 16       # calls searching one end of one parameter's range
+MAX_OTHERS = 2       # other working calls each end is checked on (2 calls each)
 SCALE_STEPS = 6      # x10 steps tried for a refusal on the side no probe was refused
 REL_TOL = 1e-6       # a float interval this narrow (relative) is an end found
 _PREFERRED = (1, 5, 2)   # leading digits of the roundest numbers, best first
@@ -162,7 +166,8 @@ def range_text(param: str, low: tuple[float, bool], high: tuple[float, bool],
 
 @dataclass(frozen=True)
 class Searched:
-    """One parameter's range search: the fact (None when no range was found) and the calls."""
+    """One parameter's range search: the fact (None when no range was found, or one that
+    moved with the other arguments) and the calls."""
     param: str
     fact: Fact | None
     tried: tuple[tuple[Invocation, Observation], ...]
@@ -194,41 +199,56 @@ def _is_number(value: Any) -> bool:
 
 
 async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str,
-                       probed: Sequence[tuple[str, Invocation, Observation]]) -> Searched:
-    """Both ends of ``param``'s accepted range, varying it in the working call ``start``."""
+                       probed: Sequence[tuple[str, Invocation, Observation]],
+                       others: Sequence[Invocation] = (), said: Sequence[str] = ()
+                       ) -> Searched:
+    """Both ends of ``param``'s accepted range, varying it in the working call ``start``;
+    then checked on up to :data:`MAX_OTHERS` other working calls (``others``): an end that
+    moves with the other arguments (a resting heart rate below the maximum for an age) is no
+    fact. ``said``: the param's rules already known; a range they state is not said again
+    (only that a number from 0 to 100 is a percentage, if it is)."""
     integer = (tool.properties.get(param) or {}).get("type") == "integer"
     tried: list[tuple[Invocation, Observation]] = []
 
-    async def run(value: float) -> bool | None:
-        inv = Invocation(start.name, {**start.arguments,
-                                      param: int(value) if integer else value})
+    async def run_in(call: Invocation, value: float) -> bool | None:
+        inv = Invocation(call.name, {**call.arguments, param: int(value) if integer else value})
         obs = seen(await engine.runtime.run(inv), engine.scrubber)
         tried.append((inv, obs))
         verdict = refused(obs)
         return None if verdict is None else not verdict
 
+    async def run(value: float) -> bool | None:
+        return await run_in(start, value)
+
     seen_values = [(float(start.arguments[param]), False)] + [
         (float(inv.arguments[param]), bool(refused(obs))) for p, inv, obs in probed
         if p == param and varied(start, param, inv) and refused(obs) is not None]
-    ends = []
+    ends: list[tuple[float, float]] = []
     for side in (-1, 1):
-        ends.append(await _side(run, seen_values, side, integer))
-        if ends[-1] is None:
+        end = await _side(run, seen_values, side, integer)
+        if end is None:
             return Searched(param, None, tuple(tried))
-    low, high = ends
-    assert low is not None and high is not None
+        ends.append(end)
+    for call in [c for c in others if _is_number(c.arguments.get(param))][:MAX_OTHERS]:
+        for ok, bad in ends:
+            if await run_in(call, ok) is False or await run_in(call, bad) is True:
+                return Searched(param, None, tuple(tried))
+    low, high = _bound(*ends[0]), _bound(*ends[1])
     text = range_text(param, low, high, integer)
-    last = tried[-1] if tried else None
-    evidence = f"found by trying values of {param} in {start.to_python()[:160]}"
-    if last is not None:
-        evidence += f"; e.g. {evidence_of(*last)}"
+    if any(value_in_text(low[0], t) and value_in_text(high[0], t) for t in said):
+        text = f"{param} is a percentage: 5 means 5 %" if text.endswith("5 %)") else ""
+    if not text:
+        return Searched(param, None, tuple(tried))
+    evidence = f"found by trying values of {param} in {start.to_python()[:160]}; e.g. " \
+        f"{evidence_of(*tried[-1])}" if tried else start.to_python()
     return Searched(param, Fact(param, "rule", text, (), evidence[:400],
-                                last[0].key() if last else start.key()), tuple(tried))
+                                tried[-1][0].key() if tried else start.key()), tuple(tried))
 
 
 async def _side(run: Run, seen_values: Sequence[tuple[float, bool]], side: int,
-                integer: bool) -> tuple[float, bool] | None:
-    """One end of the range (side -1: the lower, +1: the upper) as (bound, accepted)."""
+                integer: bool) -> tuple[float, float] | None:
+    """One end of the range (side -1: the lower, +1: the upper): the last value that works
+    and the first refused."""
     works = [v for v, bad in seen_values if not bad]
     ok = max(works) if side > 0 else min(works)
     beyond = [v for v, bad in seen_values if bad and (v - ok) * side > 0]
@@ -246,8 +266,7 @@ async def _side(run: Run, seen_values: Sequence[tuple[float, bool]], side: int,
             ok = value
         if bad is None:
             return None
-    found = await edge(run, ok, bad, integer)
-    return None if found is None else _bound(*found)
+    return await edge(run, ok, bad, integer)
 
 
 def _stretch(ok: float, side: int) -> list[float]:
@@ -257,13 +276,16 @@ def _stretch(ok: float, side: int) -> list[float]:
 
 
 async def search_ranges(tool: Tool, engine: Engine, book: FactBook, start: Invocation,
-                        probed: Sequence[tuple[str, Invocation, Observation]]
-                        ) -> list[Searched]:
+                        probed: Sequence[tuple[str, Invocation, Observation]],
+                        others: Sequence[Invocation] = ()) -> list[Searched]:
     """The range search of every candidate parameter of the working call ``start`` (one after
-    the other: each is a chain of calls); the ranges found are added to ``book``."""
+    the other: each is a chain of calls), checked on the ``others`` that worked; the ranges
+    found are added to ``book``."""
     out = []
     for param in candidates(tool, probed, start):
-        searched = await search_range(tool, engine, start, param, probed)
+        said = [f.text for f in book.facts if f.param == param and f.kind == "rule"]
+        searched = await search_range(tool, engine, start, param, probed,
+                                      [c for c in others if c.key() != start.key()], said)
         if searched.fact is not None:
             book.add(searched.fact)
         out.append(searched)

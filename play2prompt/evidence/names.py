@@ -38,11 +38,14 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, RE
 # (a) stayed at 82.8 %, +1 / -1 against bfcl-a-ver (2026-11-27). request-parts is off: new,
 # not yet measured end to end. unasked-tests is off: new (2026-11-27), measured on the held-out
 # tools of examples/fresh only. output-units is off: new (2026-11-27), not yet measured.
-# claim-check is off: new (2026-11-28), measured on one replay only (run q53's add_days).
-# range-search is off: new (2026-11-28), not yet measured.
+# claim-check is on since 2026-11-28: replayed on run q53 it took a refuted default out of
+# the add_days rewrite (55.6 -> 61.1 %, +8 / -2); range-search is on since 2026-11-28: on the
+# held-out tools of examples/fresh (run fresh6, replaying fresh5) it found the savings tool's
+# 0-100 range, and its rate queries went 0 -> 5 of 8 (54.7 -> 59.4 %, +5 / -2); both then
+# measured by fresh runs (q55, fresh7: docs/results.md).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
-    DOC_COMPLETION, CLAIM_CHECK, VALUE_PROBES, RANGE_SEARCH, REQUEST_PARTS, KNOWN_OPERATIONS,
-    UNASKED_TESTS, OUTPUT_UNITS))
+    DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
+    OUTPUT_UNITS))
 
 
 def active(config: Any) -> tuple[str, ...]:

@@ -226,6 +226,7 @@ class Prober:
         self.worked: tuple[Invocation, Observation] | None = None   # the valid call probed
         self.valued = False               # its value probes ran (:mod:`.values`)
         self.ranged = False               # its range search ran (:mod:`.bounds`)
+        self.valid: list[Invocation] = []  # play's calls that worked, in order
         self.texts: dict[str, list[str]] = {}   # the texts play's calls gave each parameter
 
     async def run(self, plays: Sequence[PlayResult]) -> None:
@@ -233,6 +234,9 @@ class Prober:
         executed = [a for p in plays for a in p.attempts
                     if a.invocation is not None and a.observation.error_type in (None, "exception")]
         valid = [a for a in executed if a.verdict == 0]
+        known = {inv.key() for inv in self.valid}
+        self.valid += [a.invocation for a in valid if a.invocation is not None
+                       and a.invocation.key() not in known]
         for a in executed:       # the texts play gave each parameter (value probes try them)
             assert a.invocation is not None
             for name, value in a.invocation.arguments.items():
@@ -326,7 +330,8 @@ class Prober:
             return False
         self.ranged = True
         start = self.worked[0]
-        searched = await search_ranges(self.tool, self.engine, self.book, start, self.probed)
+        searched = await search_ranges(self.tool, self.engine, self.book, start, self.probed,
+                                       self.valid)
         for s in searched:
             self.probed.extend((s.param, inv, obs) for inv, obs in s.tried)
         if searched:

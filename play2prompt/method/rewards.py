@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence.error_text import pattern, words
-from play2prompt.numeric import any_is, is_number
+from play2prompt.numeric import any_is, in_digits, is_number
 from play2prompt.tools.model import Invocation
 
 MAX_QUERY_WORDS = 60
@@ -74,8 +74,9 @@ def value_in_text(value: Any, text: str) -> bool:
     if isinstance(value, bool) or value is None:
         return True  # flags are usually implied by wording; not checkable by string search
     low = text.lower()
-    if isinstance(value, (int, float)):
-        return any_is(_NUMBER.findall(text), value)
+    if isinstance(value, (int, float)):   # in digits or in words ("seven days" states 7)
+        return any_is(_NUMBER.findall(text), value) or \
+            any_is(_NUMBER.findall(in_digits(text)), value)
     s = str(value).strip().lower()
     if not s:
         return True
@@ -96,7 +97,7 @@ def said_as_percent(value: Any, text: str) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < abs(value) < 1:
         return False
     said = rf"(-?\d+(?:\.\d+)?)\s*(?:{percent_pattern()})"
-    return any_is(re.findall(said, text, re.I), value * 100)
+    return any_is(re.findall(said, in_digits(text), re.I), value * 100)
 
 
 def missing_numbers(query: str, inv: Invocation) -> list[str]:

@@ -34,6 +34,16 @@ MODULE = textwrap.dedent('''
         if not 30 <= resting_hr < 220 - age:
             raise ValueError(f"implausible resting heart rate: {resting_hr}")
         return {"low": resting_hr + 1}
+
+    def grade(score):
+        if not 0 <= score <= 100:
+            raise ValueError("score must be between 0 and 100")
+        return {"letter": "A" if score >= 90 else "B"}
+
+    def split(total, tip):
+        if not 0 <= tip <= 1:
+            raise ValueError("tip must be between 0 and 1")
+        return {"total": round(total * (1 + tip), 2)}
 ''')
 
 
@@ -55,14 +65,22 @@ def _zone() -> Tool:
         "age": {"type": "integer"}, "resting_hr": {"type": "integer"}}}, {"python": "money:zone"})
 
 
-def _probe(make_engine, tool, arguments, evidence=EVIDENCE):
+def _tool(name, **types) -> Tool:
+    return Tool(name, "", {"type": "object", "required": list(types), "properties": {
+        p: {"type": t} for p, t in types.items()}}, {"python": f"money:{name}"})
+
+
+def _probe(make_engine, tool, arguments, evidence=EVIDENCE, others=()):
     engine = make_engine([tool], FakeLM(), evidence=evidence)
-    inv = Invocation(tool.name, arguments)
-    obs = asyncio.run(engine.runtime.run(inv))
-    assert obs.ok, obs.error
+    attempts = []
+    for args in (arguments, *others):     # play's calls that worked, the first probed
+        inv = Invocation(tool.name, args)
+        obs = asyncio.run(engine.runtime.run(inv))
+        assert obs.ok, obs.error
+        attempts.append(Attempt(inv, obs, 0, "worked"))
     book = FactBook(tool)
     prober = Prober(tool, engine, book)
-    play = PlayResult(None, None, (Attempt(inv, obs, 0, "worked"),), "k")
+    play = PlayResult(None, None, tuple(attempts), "k")
     asyncio.run(evidence_for(engine).probes.run(prober, [play]))
     return book, prober
 
@@ -133,16 +151,33 @@ def test_an_exclusive_integer_bound_is_said_as_less_than(make_engine):
     rules = [f.text for f in _facts(book, "resting_hr") if "must be" in f.text]
     assert any("at least 30 and less than 190" in r for r in rules), rules
     assert range_text("x", (0, True), (1, False), False) == "x must be at least 0 and less than 1"
+    # checked on another call that worked: the upper end moves with the age, no fact
+    book, prober = _probe(make_engine, _zone(), {"age": 30, "resting_hr": 60},
+                          others=[{"age": 60, "resting_hr": 55}])
+    assert not [f for f in _facts(book, "resting_hr") if "must be" in f.text]
+    ran = [inv.arguments for _, inv, _ in prober.probed if inv.arguments.get("age") == 60]
+    assert {"age": 60, "resting_hr": 189} in ran
     # an integer from 0 to 100 may be a count: no scale is said
     assert range_text("n", (0, True), (100, True), True) == "n must be between 0 and 100"
     assert tool_unit(range_text("n", (0, True), (100, True), True)) is None
 
 
-def test_off_by_default_and_off_with_the_probes(make_engine):
-    assert RANGE_SEARCH not in DEFAULT_EVIDENCE
+def test_a_range_the_tool_states_is_not_said_twice(make_engine):
+    book, _ = _probe(make_engine, _tool("split", total="number", tip="number"),
+                     {"total": 80, "tip": 0.15})
+    assert [f.text for f in _facts(book, "tip") if "between" in f.text] == \
+        ["Tip must be between 0 and 1."]
+    book, _ = _probe(make_engine, _tool("grade", score="number"), {"score": 88})
+    said = sorted(f.text for f in _facts(book, "score") if f.kind == "rule")
+    assert said == ["Score must be between 0 and 100.", "score is a percentage: 5 means 5 %"]
+    assert tool_unit(said[1]) == "percent"
+
+
+def test_on_by_default_and_off_with_the_probes(make_engine):
+    assert RANGE_SEARCH in DEFAULT_EVIDENCE
     book, prober = _probe(make_engine, _grow(),
                           {"principal": 5000, "annual_rate": 0.05, "years": 10},
-                          evidence=DEFAULT_EVIDENCE)
+                          evidence=tuple(n for n in DEFAULT_EVIDENCE if n != RANGE_SEARCH))
     assert prober.engine.uses[RANGE_SEARCH] == 0
     assert not any("between" in f.text for f in _facts(book, "annual_rate"))
     without = tuple(n for n in EVIDENCE if n != "probes")

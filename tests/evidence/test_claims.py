@@ -68,5 +68,5 @@ def test_reading_claims():
     assert as_value("the", {"type": "string"}) is None     # "defaults to the current date"
 
 
-def test_off_by_default():
-    assert CLAIM_CHECK in EVIDENCE and CLAIM_CHECK not in DEFAULT_EVIDENCE
+def test_on_by_default():
+    assert CLAIM_CHECK in EVIDENCE and CLAIM_CHECK in DEFAULT_EVIDENCE

