@@ -136,8 +136,11 @@ async def edge(run: Run, ok: float, bad: float, integer: bool) -> tuple[float, f
     return (ok, bad) if _close(ok, bad, integer) else None
 
 
-def _bound(ok: float, bad: float) -> tuple[float, bool]:
-    """The bound an end states and whether the tool accepts it (the rounder of the two)."""
+def _bound(ok: float, bad: float, integer: bool = False) -> tuple[float, bool]:
+    """The bound an end states and whether the tool accepts it: the rounder of the two, or
+    for an integer the last one accepted ("between 1 and 5", not "greater than 0")."""
+    if integer:
+        return ok, True
     best = roundest(ok, bad)
     if best == ok:
         return ok, True
@@ -233,7 +236,7 @@ async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str
         for ok, bad in ends:
             if await run_in(call, ok) is False or await run_in(call, bad) is True:
                 return Searched(param, None, tuple(tried))
-    low, high = _bound(*ends[0]), _bound(*ends[1])
+    low, high = _bound(*ends[0], integer), _bound(*ends[1], integer)
     text = range_text(param, low, high, integer)
     if any(value_in_text(low[0], t) and value_in_text(high[0], t) for t in said):
         text = f"{param} is a percentage: 5 means 5 %" if text.endswith("5 %)") else ""
