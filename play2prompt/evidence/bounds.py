@@ -17,7 +17,7 @@ the working call:
 - the search tries the *roundest* number between the two (:func:`roundest`: 0, then the
   fewest significant digits, a leading 1, 5 or 2 first), so a limit people set (0, 1, 100,
   30000) is met in a few calls; once an end of the interval is the roundest number in it, the
-  value next to it says whether the bound is there (100 works and 100.000001 is refused: at
+  value next to it says whether the bound is there (100 works and 100.00001 is refused: at
   most 100);
 - at most :data:`MAX_CALLS` calls a side; an unclear answer (a timeout, an empty result)
   ends the search with no fact.
