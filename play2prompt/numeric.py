@@ -3,7 +3,8 @@
 Tools return such integers (a factorial, the 4181st Fibonacci number); ``float()`` of them
 raises ``OverflowError``, so every tolerance check on values a tool or a model wrote goes
 through here. Within float range the result is :func:`math.isclose`'s; beyond it the
-comparison is exact, in rationals.
+comparison is exact, in rationals. :func:`in_digits` reads the numbers a text spells out in
+English ("seven days"), so that a request states a number in words as well as in digits.
 """
 
 from __future__ import annotations
