@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
 from play2prompt.method.play import code_verdict, found_nothing
 from play2prompt.method.rewards import value_in_text
+from play2prompt.numeric import is_number
+from play2prompt.tools.effects import CONSENT
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import is_transient
 
@@ -64,9 +66,9 @@ Run = Callable[[float], Awaitable["bool | None"]]
 
 def refused(obs: Observation) -> bool | None:
     """True when the tool refused the call, False when it worked, None when unclear (a
-    transient failure, an empty result)."""
+    transient failure, a call refused for want of consent, an empty result)."""
     if not obs.ok:
-        return None if is_transient(obs) else True
+        return None if is_transient(obs) or obs.error_type == CONSENT else True
     if obs.output in (None, "", [], {}) or found_nothing(obs.output):
         return None
     return code_verdict(obs)[0] != 0
@@ -178,9 +180,8 @@ class Searched:
 
 def varied(start: Invocation, param: str, inv: Invocation) -> bool:
     """``inv`` is ``start`` with only ``param`` changed, to a number."""
-    others = {k: v for k, v in inv.arguments.items() if k != param}
     return inv.name == start.name and _is_number(inv.arguments.get(param)) \
-        and others == {k: v for k, v in start.arguments.items() if k != param}
+        and inv.without(param).arguments == start.without(param).arguments
 
 
 def candidates(tool: Tool, probed: Sequence[tuple[str, Invocation, Observation]],
@@ -197,8 +198,7 @@ def candidates(tool: Tool, probed: Sequence[tuple[str, Invocation, Observation]]
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
+    return is_number(value) and math.isfinite(value)
 
 
 async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str,
@@ -223,9 +223,10 @@ async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str
     async def run(value: float) -> bool | None:
         return await run_in(start, value)
 
+    verdicts = [(float(inv.arguments[param]), refused(obs)) for p, inv, obs in probed
+                if p == param and varied(start, param, inv)]
     seen_values = [(float(start.arguments[param]), False)] + [
-        (float(inv.arguments[param]), bool(refused(obs))) for p, inv, obs in probed
-        if p == param and varied(start, param, inv) and refused(obs) is not None]
+        (value, verdict) for value, verdict in verdicts if verdict is not None]
     ends: list[tuple[float, float]] = []
     for side in (-1, 1):
         end = await _side(run, seen_values, side, integer)

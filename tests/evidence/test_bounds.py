@@ -123,6 +123,7 @@ def test_an_unclear_answer_ends_the_search():
     assert asyncio.run(edge(run, 1, 1000, False)) is None
     assert refused(Observation(False, None, "timed out after 30 s", "timeout")) is None
     assert refused(Observation(True, {"items": []})) is None
+    assert refused(Observation(False, None, "side effects: not allowed", "consent")) is None
     assert refused(Observation(False, None, "ValueError: out of range", "exception")) is True
 
 
