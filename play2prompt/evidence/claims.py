@@ -25,7 +25,8 @@ from play2prompt.tools.model import Invocation, Tool, ToolDoc
 
 _CLAIM = re.compile(r"\bdefault(?:s|\s+value)?\s*(?:to|is|:|=|of)\s*['\"`]?"
                     r"(?P<value>-?\d+(?:\.\d+)?|[A-Za-z][\w-]*)", re.I)
-_SENTENCE = re.compile(r"[^.!?]*[.!?]?")
+# a sentence ends at ".", "!" or "?" followed by a space or the end, never inside a number
+_SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\S))*[.!?]?")
 _BOOLS = {"true": True, "false": False, "yes": True, "no": False}
 
 

@@ -41,6 +41,7 @@ from play2prompt.evidence.error_text import (
     clauses,
     contains_value,
     echo_at,
+    fragment,
     is_bare,
     is_constraint,
     is_internal,
@@ -48,6 +49,7 @@ from play2prompt.evidence.error_text import (
     mentions,
     offered,
     predicate_at,
+    quotes_other,
     single_accepted,
     unwrap,
     value_list,
@@ -190,6 +192,8 @@ class _Reader:
             return self.accepts([name], listed)
         echoed = value is not MISSING
         words_ = message if mentions(message, name) else self._subject(name, message)
+        if echoed and fragment(message, value):     # "cannot convert 'm' to 'zzqx'"
+            return [self.rejects(name, value, message)]
         said = without(words_, value) if echoed else words_
         return [self.rule(name, said)] + (
             [self.rejects(name, value, without(message, value))] if echoed else [])
@@ -247,6 +251,10 @@ class _Reader:
             return echoed or named
         return list(self.args) if sole and len(self.args) == 1 else []
 
+    def _listed(self) -> dict[str, Any]:
+        """The arguments whose values the error lists as accepted."""
+        return {p: v for p, v in self.args.items() if str(v).lower() in self.listed}
+
     def _clause(self, clause: str, culprits: list[str], cut: bool) -> list[Reading]:
         named = [p for p in self.params if mentions(clause, p)]
         echoed = self._echoes(clause)
@@ -281,18 +289,26 @@ class _Reader:
         for p in rejected:
             value = self.args[p]
             if _scalar(value) and contains_value(clause, value):
-                out.append(self.rejects(p, value, without(clause, value)))
+                reason = without(clause, value)
+                whole = fragment(clause, value) or quotes_other(reason, self._listed(), [p])
+                out.append(self.rejects(p, value, clause if whole else reason))
             elif _scalar(value):
                 out.append(self.rejects(p, value, clause))
             else:
                 out.append(self.rule(p, clause))
         if rejected:
-            if is_constraint(clause) and not single:
+            cut = [p for p in rejected if _scalar(self.args[p])]
+            # what is left once the rejected values are cut is a rule of theirs unless it is
+            # a fragment ("cannot convert 'm' to") or quotes a value of another argument that
+            # the error lists as accepted ("cannot convert to 'km'; units: ..., km, ...": a
+            # statement about the pair, not a rule of one)
+            if is_constraint(clause) and not single and not any(
+                    fragment(clause, self.args[p]) for p in cut):
                 text = clause
-                for p in rejected:
-                    text = without(text, self.args[p]) if _scalar(self.args[p]) else text
-                out += [self.rule(p, text) for p in rejected if _scalar(self.args[p])
-                        and not is_bare(text, [p])]
+                for p in cut:
+                    text = without(text, self.args[p])
+                if not quotes_other(text, self._listed(), cut):
+                    out += [self.rule(p, text) for p in cut if not is_bare(text, [p])]
             return out
         if single or not targets or is_bare(clause, targets):
             return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -215,17 +216,64 @@ def without(text: str, value: Any) -> str:
     """``text`` without the echo of ``value`` (quoted or bare, never inside a longer number or
     word, never a bound), its punctuation tidied."""
     if is_number(value):
-        bounds = [m.span() for m in _BOUND.finditer(text)]
-        spans = [m.span() for m in _NUMBER.finditer(text) if any_is([m.group(0)], value)
-                 and not any(a <= m.start() < b for a, b in bounds)]
+        spans = _echo_spans(text, value)
         out = "".join(text[b:e] for b, e in zip([0] + [e for _, e in spans],
                                                   [s for s, _ in spans] + [len(text)]))
     else:
-        s = re.escape(str(value).strip())
-        out = re.sub(rf"['\"`]{s}['\"`]|(?<![\w.]){s}(?![\w]|\.\d)", " ", text, flags=re.I)
+        out = re.sub(_value_pattern(value), " ", text, flags=re.I)
     out = re.sub(r"\(\s*\)|\[\s*\]|\s+([,.;:)])", r"\1", out)
     out = re.sub(r"([,;:])\s*[,;:]", r"\1", out)
-    return re.sub(r"\s{2,}", " ", out).strip(" :;,.-")
+    out = re.sub(r"\s{2,}", " ", out).strip(" :;,.-")
+    return _drop_end(out, "clause_end") if cut_at_end(text, value) else out
+
+
+def _echo_spans(text: str, value: Any) -> list[tuple[int, int]]:
+    """Where ``text`` echoes ``value``: a text quoted or bare, a number never as a bound."""
+    if not is_number(value):
+        return [m.span() for m in re.finditer(_value_pattern(value), text, re.I)]
+    bounds = [m.span() for m in _BOUND.finditer(text)]
+    return [m.span() for m in _NUMBER.finditer(text) if any_is([m.group(0)], value)
+            and not any(a <= m.start() < b for a, b in bounds)]
+
+
+def _value_pattern(value: Any) -> str:
+    """A text value, quoted or bare (as :func:`without` cuts it)."""
+    s = re.escape(str(value).strip())
+    return rf"['\"`]{s}['\"`]|(?<![\w.]){s}(?![\w]|\.\d)"
+
+
+def cut_at_end(text: str, value: Any) -> bool:
+    """``text`` ends on an echo of ``value`` (punctuation and quotes aside)."""
+    spans = _echo_spans(text, value)
+    return bool(spans) and not re.search(r"\w", text[spans[-1][1]:])
+
+
+def _drop_end(text: str, kind: str) -> str:
+    """``text`` without the words of ``cut_end[kind]`` it ends on ("..., got" -> "...")."""
+    ends = set(words()["cut_end"][kind])
+    while (m := re.search(r"[\s,;:]*\b(\w+)$", text)) and m.group(1).lower() in ends:
+        text = text[:m.start()]
+    return text.strip(" :;,.-")
+
+
+def fragment(text: str, value: Any) -> bool:
+    """Cutting ``value`` out of ``text`` leaves a fragment: the value ends the clause as the
+    object of a preposition ("cannot convert 'm' to 'zzqx'" -> "cannot convert 'm' to"), so
+    what is left states no rule. "expected a hex colour like '#1a2b3c', got 'x'" is no
+    fragment: "got" introduces the value after a complete clause."""
+    if not cut_at_end(text, value):
+        return False
+    head = _drop_end(text[:_echo_spans(text, value)[-1][0]].strip(" '\"`"), "clause_end")
+    m = re.search(r"\b(\w+)$", head)
+    return bool(m) and m.group(1).lower() in set(words()["cut_end"]["preposition"])
+
+
+def quotes_other(text: str, args: Mapping[str, Any], skip: Iterable[str]) -> bool:
+    """``text`` still quotes the text value of an argument not in ``skip`` ("cannot convert
+    'm'" after 'zzqx' was cut: a statement about that pair of values, no rule of one)."""
+    return any(isinstance(v, str) and v.strip() and re.search(
+        rf"['\"`]{re.escape(v.strip())}['\"`]", text, re.I)
+        for p, v in args.items() if p not in set(skip))
 
 
 

@@ -49,7 +49,11 @@ REREAD_PROBLEM = "re-reading it gave a different call"
 
 
 def shown(value: Any) -> str:
-    """A value as a request says it: a list or an object by its leaf values."""
+    """A value as a request says it: a list or an object by its leaf values, a switch as
+    "yes" or "no" (told "business days: False", a 1.5B wrote "skipping weekends", and code's
+    "False" is what the gates refuse)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, (list, dict)):
         return ", ".join(str(v) for v in leaf_values(value))
     return str(value)

@@ -58,6 +58,8 @@ def test_claims_no_call_can_test_are_left_as_written(make_engine, add_days):
 def test_reading_claims():
     assert claimed_default("Count weekdays. Defaults to True.") == (" Defaults to True.", "True")
     assert claimed_default("The default value is 10 units.")[1] == "10"
+    assert claimed_default("Paint needed. Defaults to 2.5 litres.") == (
+        " Defaults to 2.5 litres.", "2.5")     # a decimal point ends no sentence
     assert claimed_default("Whether to count weekdays.") is None
     assert as_value("True", {"type": "boolean"}) is True
     assert as_value("maybe", {"type": "boolean"}) is None

@@ -134,3 +134,30 @@ def test_a_value_the_list_holds_in_another_case_is_not_rejected():
                  "ValueError: unknown currency 'YEN'; known: AUD, CAD, EUR, GBP, USD")
     assert book.rejected("from_currency") == {"yen"}
     assert book.rejected("to_currency") == set()
+
+
+def test_a_value_cut_from_the_end_of_a_clause_leaves_a_rule_only_when_the_clause_is_whole():
+    colour = _tool("contrast", foreground="string", background="string")
+    got = read_error(colour, {"foreground": "lightblue", "background": "#ffffff"},
+                     "ValueError: expected a hex colour like '#1a2b3c', got 'lightblue'")
+    assert {(r.kind, r.text) for r in got} == {
+        ("rule", "expected a hex colour like '#1a2b3c'"),
+        ("rejects", "'lightblue' is rejected (expected a hex colour like '#1a2b3c')")}
+    assert without("expected int but got 'abc'", "abc") == "expected int"
+
+
+def test_a_clause_about_a_pair_of_values_is_no_rule_of_either():
+    units = _tool("convert", value="number", from_unit="string", to_unit="string")
+    error = "ValueError: cannot convert {!r} to {!r}; units: c, cm, km, m"
+    to_bad = read_error(units, {"value": 8, "from_unit": "m", "to_unit": "zzqx"},
+                        error.format("m", "zzqx"))
+    from_bad = read_error(units, {"value": 8, "from_unit": "zzqx", "to_unit": "km"},
+                          error.format("zzqx", "km"))
+    # "cannot convert 'm' to" and "cannot convert to 'km'" would tell a reader that m or km
+    # is refused; what is true is the rejection and the list
+    assert [r for r in to_bad + from_bad if r.kind == "rule"] == []
+    assert {r.text for r in to_bad if r.kind == "rejects"} == {
+        "'zzqx' is rejected (cannot convert 'm' to 'zzqx')"}
+    assert {r.text for r in from_bad if r.kind == "rejects"} == {
+        "'zzqx' is rejected (cannot convert 'zzqx' to 'km')"}
+    assert {r.values for r in to_bad if r.kind == "accepts"} == {("c", "cm", "km", "m")}
