@@ -10,7 +10,9 @@ once with the system text of ``play2prompt/metaprompts/m3_query.txt`` as it is n
 doc, which follows the fixed text, is kept; the user message is the logged one). Every reply
 goes through the code gates (``request_problems``, without the call: what the gates find of
 code, value lists, copied instructions and length). Reported: the share that passes under
-each text, the prompts only one passes (McNemar's exact test) and the problems found. A draft
+each text, the prompts only one passes (McNemar's exact test) and the problems found. With
+``--key NAME`` the second pass keeps the logged text and asks for the request under the JSON
+key NAME instead of "query" (what the key's word primes: "query" reads as a search query). A draft
 that fails a gate costs a redraft (up to three a call), so the pass rate is what a run pays
 for in m3 calls.
 """
@@ -59,16 +61,17 @@ def load_m3(db_path: Path, old: str, limit: int) -> list[tuple[str, dict[str, An
     return out[:limit]
 
 
-def as_request(r: dict[str, Any], system: str) -> ChatRequest:
+def as_request(r: dict[str, Any], system: str, key: str = "query") -> ChatRequest:
     messages = ({"role": "system", "content": system}, *r["messages"][1:])
+    schema = json.loads(json.dumps(r["json_schema"]).replace('"query"', json.dumps(key)))
     return ChatRequest(messages=messages, temperature=r["temperature"],
-                       max_tokens=r["max_tokens"], json_schema=r["json_schema"],
+                       max_tokens=r["max_tokens"], json_schema=schema,
                        seed=r["seed"], role="generator")
 
 
 def query_of(text: str) -> str:
     try:
-        return str(json.loads(text)["query"]).strip()
+        return str(next(iter(json.loads(text).values()))).strip()
     except (ValueError, KeyError, TypeError):
         return ""
 
@@ -92,6 +95,7 @@ def main() -> None:
     ap.add_argument("--old-rev", required=True, help="git revision of the m3 text the run used")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--limit", type=int, default=80)
+    ap.add_argument("--key", default="", help="second pass: the logged text, this JSON key")
     args = ap.parse_args()
     old = fixed_system(subprocess.check_output(["git", "show", f"{args.old_rev}:{TEMPLATE}"],
                                                text=True))
@@ -100,12 +104,13 @@ def main() -> None:
     logged = load_m3(Path("runs") / args.run / "run.db", old, args.limit)
     lm = EmbeddedLM(args.model, parallel=2)
     lm.load()
+    second = (f"key {args.key!r}", old, args.key) if args.key else ("current text", new, "query")
     results = {}
-    for name, fixed in (("logged text", old), ("current text", new)):
-        items = [(tools[tag], as_request(r, fixed + doc), fixed) for tag, r, doc in logged]
+    for name, fixed, key in (("logged text", old, "query"), second):
+        items = [(tools[tag], as_request(r, fixed + doc, key), fixed) for tag, r, doc in logged]
         results[name] = asyncio.run(gate_all(lm, items))
     lm.close()
-    a, b = (results["logged text"], results["current text"])
+    a, b = results["logged text"], results[second[0]]
     only_old = sum(not x and bool(y) for x, y in zip(a, b))
     only_new = sum(bool(x) and not y for x, y in zip(a, b))
     for name, found in results.items():
@@ -113,7 +118,7 @@ def main() -> None:
         counts = collections.Counter(p.split(":")[0][:50] for ps in found for p in ps)
         print(f"{name}: {passed}/{len(found)} pass the code gates; "
               + "; ".join(f"{k} {v}" for k, v in counts.most_common()))
-    print(f"passes only with the logged text {only_old}, only with the current text {only_new},"
+    print(f"passes only with the logged text {only_old}, only with the {second[0]} {only_new},"
           f" McNemar p = {mcnemar_exact(only_old, only_new):.3g}")
 
 

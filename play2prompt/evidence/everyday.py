@@ -35,7 +35,8 @@ class Form:
     ``mark`` (a regular expression, case-insensitive) it must match too, such as a unit or a
     month's name."""
 
-    kind: str                       # unit | percent | fraction | date | time | unit name
+    kind: str                       # unit | percent | fraction | decimal | ratio | date | time
+    #                                 | unit name
     text: str
     numbers: tuple[float, ...] = ()
     mark: str = ""
@@ -104,6 +105,40 @@ def number_form(value: Any, rule: str) -> Form | None:
     mark = rf"\b(?:{unit_words(other)})\b|(?<=\d)\s?{re.escape(other)}\b"  # word or symbol
     return Form("unit", f"{_number(converted)} {data['names'][other]}", (round(converted, 3),),
                 mark)
+
+
+def share_forms(value: Any, unit: str | None) -> list[Form]:
+    """The other ways people say a share, where the tool takes it as a percentage (4.5) or a
+    fraction (0.15): as a fraction ("0.045", which a model reading a thin doc passes on as
+    written where the tool takes 4.5) and as a ratio ("43 out of 50" for 86). Which of them a
+    fact test says is decided by the task model: a test the doc as given solves is no
+    difficult example (R_e = 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or unit not in (
+            "percent", "fraction"):
+        return []
+    percent = value if unit == "percent" else value * 100
+    if not 0 < percent < 100:
+        return []
+    out = []
+    if unit == "percent":
+        share = _number(round(percent / 100, 6))
+        digits = re.escape(share.lstrip("0"))       # "0.045" or ".045", never "0.045 %"
+        out.append(Form("decimal", share, (), rf"(?<![\d.])0?{digits}(?![\d]|\s*(?:"
+                        rf"{percent_pattern()}))"))
+    whole = next(((round(percent * m / 100), m) for m in words(DATA)["ratio_totals"]
+                  if abs(percent * m / 100 - round(percent * m / 100)) < _NEAR), None)
+    if whole is not None:
+        n, m = whole
+        out.append(Form("ratio", f"{n} out of {m}", (n, m),
+                        rf"(?<![\d.]){n}\s*(?:/|out of|of)\s*{m}(?![\d.])"))
+    return out
+
+
+def number_forms(value: Any, rule: str) -> list[Form]:
+    """Every form code can make for a number under ``rule``: :func:`number_form` first, then
+    the other ways of saying a share (:func:`share_forms`)."""
+    first = number_form(value, rule)
+    return [f for f in (first, *share_forms(value, tool_unit(rule))) if f is not None]
 
 
 def sign_form(value: Any) -> Form | None:
@@ -182,5 +217,12 @@ def everyday_form(value: Any, rule: str) -> Form | None:
     return number_form(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "number_form", "sign_form", "text_form",
-           "tool_unit", "typical_value", "unit_words"]
+def everyday_forms(value: Any, rule: str) -> list[Form]:
+    """Every form code can make for ``value`` under ``rule``, :func:`everyday_form`'s first."""
+    if isinstance(value, str):
+        return [f for f in (everyday_form(value, rule),) if f is not None]
+    return number_forms(value, rule)
+
+
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "number_form", "number_forms",
+           "share_forms", "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]

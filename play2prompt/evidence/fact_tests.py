@@ -1,20 +1,21 @@
 """Step 1b: difficult examples that test what tool play learned.
 
-Step 1 writes requests that state every value as the call has it ("I weigh 120 kg and am
-175 cm tall"), so the original doc solves them and no fact play established (units, accepted
+Step 1 writes requests that state every value as the call has it ("I weigh 120 kg and am 175
+cm tall"), so the original doc solves them and no fact play established (units, accepted
 values, ranges, formats) can be shown to matter. Here, for each parameter with a fact, the
 generator rewrites a verified example so that that one value is said the way people say it
-where that differs from what the tool takes ("1.80 m" where it takes centimetres,
-"Fahrenheit" where it takes "F", "4 %" where it takes a fraction), every other value as
-written (m3-fact). The request passes the same code gates as any other (no code, no
-identifiers, no copied instructions, the other numbers as the call has them, no switch
-contradicted) and one of its own: it must not write the tested value as the call has it (in
-a 1.5B run without this gate, most tests restated the value, e.g. "200 USD to CAD", and the
-original doc failed 1 of 9). It is verified by re-reading: the generator re-derives the call
-from the request alone with the facts doc, and the re-derived call must give the example's
-output when executed. The task model then tries it with D0 and no demos (R_e = 1 when it
-fails, as the paper's Step 1 intends); the verified tests join the examples Step 2 is decided
-on, so a fact's worth is measured by the examples that test it.
+where that differs from what the tool takes ("1.80 m" where it takes centimetres, "Fahrenheit"
+where it takes "F", "4 %" where it takes a fraction; a percentage's tests say it as "86 %",
+"0.86" and "43 out of 50" in turn), every other value as written (m3-fact). The request passes
+the same code gates as any other (no code, no identifiers, no copied instructions, the other
+numbers as the call has them, no switch contradicted) and one of its own: it must not write
+the tested value as the call has it (in a 1.5B run without this gate, most tests restated the
+value, e.g. "200 USD to CAD", and the original doc failed 1 of 9). It is verified by re-
+reading: the generator re-derives the call from the request alone with the facts doc, and the
+re-derived call must give the example's output when executed. The task model then tries it
+with D0 and no demos (R_e = 1 when it fails, as the paper's Step 1 intends); the verified
+tests join the examples Step 2 is decided on, so a fact's worth is measured by the examples
+that test it.
 
 Calls play never made (:mod:`~play2prompt.evidence.variants`, up to ``MAX_VARIANTS`` a tool,
 within the same budget): a verified call without an optional yes/no argument that gives the
@@ -40,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
-from play2prompt.evidence.everyday import Form, everyday_form, sign_form, typical_value
+from play2prompt.evidence.everyday import Form, everyday_forms, sign_form, typical_value
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
@@ -85,6 +86,14 @@ class FactTarget:
     #                                  says it ("lose weight" for "lose", the one text the
     #                                  tool acts on: an acted-value variant)
     phrase: str = ""                 # that phrase, where play's own texts hold one
+    nth: int = 0                     # its place among its parameter's targets: which of the
+    #                                  value's everyday forms it says (they take turns)
+
+    def code_form(self, value: Any) -> Form | None:
+        """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
+        as a percentage, a decimal and a ratio in turn); None when code makes none."""
+        forms = everyday_forms(value, self.rule)
+        return self.form or (forms[self.nth % len(forms)] if forms else None)
 
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
@@ -98,7 +107,7 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)
-        return bool(book.accepted(p)) or everyday_form(value, rules[p]) is not None
+        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p]))
 
     queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
                   and not ex.fact and testable(p, ex)] for p in rules}
@@ -107,7 +116,7 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     for i in range(depth):
         for p, queue in queues.items():
             if i < len(queue) and len(out) < budget:
-                out.append(FactTarget(queue[i], p, rules[p]))
+                out.append(FactTarget(queue[i], p, rules[p], nth=i))
     return out
 
 
@@ -186,7 +195,7 @@ class FactTestWriter:
         labels = self._labels(book)
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
-        form = target.form or everyday_form(value, target.rule)   # by code, when it can be
+        form = target.code_form(value)   # by code, when it can be
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
@@ -357,7 +366,7 @@ def conversion_fact(test: Example, target: FactTarget) -> Fact | None:
     "For example, 1.75 metres is 175." (the test's call; held out with it). None when the
     value had no code-made form (a re-reading verified it)."""
     value = test.invocation.arguments.get(target.param)
-    form = everyday_form(value, target.rule)
+    form = None if target.form else target.code_form(value)   # a variant's form converts none
     if form is None or isinstance(value, bool):
         return None
     shown = json.dumps(value, ensure_ascii=False)

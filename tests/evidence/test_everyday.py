@@ -3,7 +3,7 @@ percentage, a date or a time as people write them; and whether a request says th
 
 import pytest
 
-from play2prompt.evidence.everyday import everyday_form, tool_unit
+from play2prompt.evidence.everyday import everyday_form, everyday_forms, tool_unit
 
 BMI_RULE = ("Height is in centimetres. Weight and height must be positive. '1.7' is rejected "
             "(height looks like metres).")
@@ -88,3 +88,20 @@ def test_bounds_of_0_and_1_say_fraction_only_where_no_unit_is_named():
     assert tool_unit("from 0.0 to 1.0") == "fraction"
     assert tool_unit("rate as a percentage between 0 and 1") == "percent"   # named wins
     assert tool_unit("between 0 and 10") is None and tool_unit("10-15 items") is None
+
+
+def test_a_share_has_other_forms_a_test_can_take_in_turn():
+    """A percentage is said as "86 %", as the decimal "0.86" and as "43 out of 50"; a fraction
+    the tool takes as "15 %" and "3 out of 20"; each form is checked in the request."""
+    assert [f.text for f in everyday_forms(86, "score is a percentage")] == [
+        "86 %", "0.86", "43 out of 50"]
+    assert [f.text for f in everyday_forms(0.15, "Tip must be between 0 and 1.")] == [
+        "15 %", "3 out of 20"]
+    assert [f.text for f in everyday_forms(4.5, "rate is a percentage")] == ["4.5 %", "0.045"]
+    decimal, ratio = everyday_forms(86, "score is a percentage")[1:]
+    assert decimal.said_in("The grader says 0.86.") and decimal.said_in("it says .86 of it")
+    assert not decimal.said_in("I got 0.86 % of it") and not decimal.said_in("I got 86")
+    assert ratio.said_in("I scored 43 out of 50") and ratio.said_in("43/50 on the test")
+    assert not ratio.said_in("I scored 43 and 50 people")
+    assert everyday_forms(175, "Height is in centimetres")[0].text == "1.75 metres"
+    assert everyday_forms(100, "score is a percentage")[1:] == []   # 100 % is no share
