@@ -35,12 +35,13 @@ class Form:
     ``mark`` (a regular expression, case-insensitive) it must match too, such as a unit or a
     month's name."""
 
-    kind: str                       # unit | percent | fraction | decimal | ratio | date | time
-    #                                 | unit name
+    kind: str                       # unit | percent | fraction | ratio | date | time | unit name
     text: str
     numbers: tuple[float, ...] = ()
     mark: str = ""
     as_given_ok: bool = False       # the call's own number is part of the form ("5 %")
+    value: float | None = None      # the value the form says, where not the call's (a ratio
+    #                                 says the round share nearest to it: 86 for 85.5)
 
     def said_in(self, query: str) -> bool:
         if any(not value_in_text(n, query) for n in self.numbers):
@@ -107,38 +108,40 @@ def number_form(value: Any, rule: str) -> Form | None:
                 mark)
 
 
-def share_forms(value: Any, unit: str | None) -> list[Form]:
-    """The other ways people say a share, where the tool takes it as a percentage (4.5) or a
-    fraction (0.15): as a fraction ("0.045", which a model reading a thin doc passes on as
-    written where the tool takes 4.5) and as a ratio ("43 out of 50" for 86). Which of them a
-    fact test says is decided by the task model: a test the doc as given solves is no
-    difficult example (R_e = 0)."""
+def ratio_form(value: Any, unit: str | None) -> Form | None:
+    """A share said as a ratio ("43 out of 50" for 86), where the tool takes it as a percentage
+    (86) or a fraction (0.86): a whole count out of the total of ``ratio_totals`` that comes
+    nearest, the smallest such ("9 out of 10" for 90). Play's values are seldom round
+    (85.5), so the form says the share it rounds to and carries the call's value for it
+    (``value``: 85, "17 out of 20"); the test then runs that call
+    (:meth:`~play2prompt.evidence.fact_tests.FactTestWriter.retarget`). Which form a fact
+    test says is decided by the task model: a test the doc as given solves is no difficult
+    example (R_e = 0). A decimal ("0.86" where the tool takes 86) is no form here: the 1.5B
+    passes it on as written with any doc, the facts doc's worked example too (run fresh8,
+    2026-11-28), so such tests tell no doc from another."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or unit not in (
             "percent", "fraction"):
-        return []
-    percent = value if unit == "percent" else value * 100
+        return None
+    scale = 1 if unit == "percent" else 100
+    percent = value * scale
     if not 0 < percent < 100:
-        return []
-    out = []
-    if unit == "percent":
-        share = _number(round(percent / 100, 6))
-        digits = re.escape(share.lstrip("0"))       # "0.045" or ".045", never "0.045 %"
-        out.append(Form("decimal", share, (), rf"(?<![\d.])0?{digits}(?![\d]|\s*(?:"
-                        rf"{percent_pattern()}))"))
-    whole = next(((round(percent * m / 100), m) for m in words(DATA)["ratio_totals"]
-                  if abs(percent * m / 100 - round(percent * m / 100)) < _NEAR), None)
-    if whole is not None:
-        n, m = whole
-        out.append(Form("ratio", f"{n} out of {m}", (n, m),
-                        rf"(?<![\d.]){n}\s*(?:/|out of|of)\s*{m}(?![\d.])"))
-    return out
+        return None
+    totals = words(DATA)["ratio_totals"]
+    n, m = min(((round(percent * m / 100), m) for m in totals),   # nearest, then smallest
+               key=lambda nm: (round(abs(nm[0] * 100 / nm[1] - percent), 6), nm[1]))
+    if not 0 < n < m:
+        return None
+    meant: float = round(n * 100 / m / scale, 6)
+    meant = int(meant) if meant.is_integer() else meant
+    return Form("ratio", f"{n} out of {m}", (n, m), rf"(?<![\d.]){n}\s*(?:/|out of|of)\s*{m}"
+                rf"(?![\d.])", value=None if abs(meant - value) < _NEAR else meant)
 
 
 def number_forms(value: Any, rule: str) -> list[Form]:
     """Every form code can make for a number under ``rule``: :func:`number_form` first, then
-    the other ways of saying a share (:func:`share_forms`)."""
-    first = number_form(value, rule)
-    return [f for f in (first, *share_forms(value, tool_unit(rule))) if f is not None]
+    a share as a ratio (:func:`ratio_form`)."""
+    return [f for f in (number_form(value, rule), ratio_form(value, tool_unit(rule)))
+            if f is not None]
 
 
 def sign_form(value: Any) -> Form | None:
@@ -225,4 +228,4 @@ def everyday_forms(value: Any, rule: str) -> list[Form]:
 
 
 __all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "number_form", "number_forms",
-           "share_forms", "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]
+           "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]

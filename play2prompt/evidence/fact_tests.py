@@ -5,8 +5,8 @@ cm tall"), so the original doc solves them and no fact play established (units, 
 values, ranges, formats) can be shown to matter. Here, for each parameter with a fact, the
 generator rewrites a verified example so that that one value is said the way people say it
 where that differs from what the tool takes ("1.80 m" where it takes centimetres, "Fahrenheit"
-where it takes "F", "4 %" where it takes a fraction; a percentage's tests say it as "86 %",
-"0.86" and "43 out of 50" in turn), every other value as written (m3-fact). The request passes
+where it takes "F", "4 %" where it takes a fraction; a share's tests say it as "86 %" and
+"43 out of 50" in turn), every other value as written (m3-fact). The request passes
 the same code gates as any other (no code, no identifiers, no copied instructions, the other
 numbers as the call has them, no switch contradicted) and one of its own: it must not write
 the tested value as the call has it (in a 1.5B run without this gate, most tests restated the
@@ -176,19 +176,27 @@ class FactTestWriter:
         """``target`` with its call's tested value made typical where the fact shows it is not
         (:func:`~play2prompt.evidence.everyday.typical_value`: 0.05 -> 5 where the tool takes a
         percentage), when that call works; else ``target`` as it is."""
-        ex, param = target.example, target.param
-        value = typical_value(ex.invocation.arguments[param], target.rule)
-        if value is None:
-            return target
-        call = Invocation(ex.invocation.name, {**ex.invocation.arguments, param: value})
+        value = typical_value(target.example.invocation.arguments[target.param], target.rule)
+        return target if value is None else (await self.retarget(target, value) or target)
+
+    async def retarget(self, target: FactTarget, value: Any) -> FactTarget | None:
+        """``target`` with its call's tested value set to ``value`` (a typical value, or the
+        round share a ratio says), when that call works (executed); None when it fails."""
+        ex = target.example
+        call = Invocation(ex.invocation.name, {**ex.invocation.arguments, target.param: value})
         obs = await working(self.engine, call)
         if obs is None:
-            return target
+            return None
         return replace(target, example=replace(ex, invocation=call, observation=obs))
 
     async def write(self, target: FactTarget, book: FactBook, seed_key: str) -> Example | None:
         """A verified fact-testing example for ``target``, or None when no draft passed."""
         target = await self.typical(target)
+        moved = target.code_form(target.example.invocation.arguments[target.param])
+        if moved is not None and moved.value is not None:    # a ratio says a round share
+            if (found := await self.retarget(target, moved.value)) is None:
+                return None
+            target = found
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = without(inv, param)

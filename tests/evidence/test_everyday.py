@@ -90,17 +90,21 @@ def test_bounds_of_0_and_1_say_fraction_only_where_no_unit_is_named():
     assert tool_unit("between 0 and 10") is None and tool_unit("10-15 items") is None
 
 
-def test_a_share_has_other_forms_a_test_can_take_in_turn():
-    """A percentage is said as "86 %", as the decimal "0.86" and as "43 out of 50"; a fraction
-    the tool takes as "15 %" and "3 out of 20"; each form is checked in the request."""
+def test_a_share_is_said_as_a_ratio_too_rounded_to_a_whole_count():
+    """A percentage is said as "86 %" and as "43 out of 50"; a fraction the tool takes as
+    "15 %" and "3 out of 20"; a share play wrote unround says the round one nearest to it and
+    carries that value (the test's call then takes it); each form is checked in the request."""
     assert [f.text for f in everyday_forms(86, "score is a percentage")] == [
-        "86 %", "0.86", "43 out of 50"]
+        "86 %", "43 out of 50"]
     assert [f.text for f in everyday_forms(0.15, "Tip must be between 0 and 1.")] == [
         "15 %", "3 out of 20"]
-    assert [f.text for f in everyday_forms(4.5, "rate is a percentage")] == ["4.5 %", "0.045"]
-    decimal, ratio = everyday_forms(86, "score is a percentage")[1:]
-    assert decimal.said_in("The grader says 0.86.") and decimal.said_in("it says .86 of it")
-    assert not decimal.said_in("I got 0.86 % of it") and not decimal.said_in("I got 86")
+    assert everyday_forms(86, "score is a percentage")[1].value is None
+    rounded = everyday_forms(85.5, "score is a percentage")[1]
+    assert (rounded.text, rounded.value) == ("17 out of 20", 85)
+    assert everyday_forms(0.33, "p in [0, 1]")[1].value == 0.325         # 13 out of 40
+    assert everyday_forms(90, "score is a percentage")[1].text == "9 out of 10"
+    assert everyday_forms(5, "rate is a percentage")[1].text == "1 out of 20"
+    ratio = everyday_forms(86, "score is a percentage")[1]
     assert ratio.said_in("I scored 43 out of 50") and ratio.said_in("43/50 on the test")
     assert not ratio.said_in("I scored 43 and 50 people")
     assert everyday_forms(175, "Height is in centimetres")[0].text == "1.75 metres"

@@ -283,22 +283,26 @@ def test_a_value_bounded_between_0_and_1_is_tested_as_a_percentage():
     assert everyday_form(0.15, targets[0].rule).text == "15 %"
 
 
-def test_a_percentages_tests_say_it_in_turn_as_a_percentage_and_as_a_decimal(
+def test_a_percentages_tests_say_it_in_turn_as_a_percentage_and_as_a_ratio(
         example_tools, make_engine):
-    """Two targets on annual_rate: the first says "4 %", the second "0.04" (a decimal the tool,
-    which takes a percentage, reads as 0.04 %); D0 writes 0.04 for both and fails them, and
-    the decimal's conversion joins the facts as a worked example."""
+    """Two targets on annual_rate=4: the first says "4 %", the second "1 out of 25"; D0 writes
+    0.04 for both and fails them, and the ratio's conversion joins the facts as a worked
+    example. A rate play wrote unround (4.1) is tested at the round share nearest to it (4),
+    whose call is run."""
     loan = next(t for t in example_tools if t.name == "loan_payment")
     said = {"4 %": "What would I pay each month on a 20,000 loan at 4 % for 10 years?",
-            "0.04": "What would I pay each month on a 20,000 loan at 0.04 for 10 years?"}
+            "1 out of 25": "Monthly cost of 20,000 borrowed at 1 out of 25 for 10 years?"}
     gen = FakeLM(rules=[(f"rate: {k}", {"query": q}) for k, q in said.items()])
     task = FakeLM(rules=[(q[-25:], tool_call(loan.name, {"principal": 20000,
                                                          "annual_rate": 0.04, "years": 10}))
                          for q in said.values()])
     engine = make_engine([loan], gen, task, lam=1.0)
     space, ex = _loan_material(engine, loan)
-    other = replace(ex, query="Twenty thousand at 4 for ten years?")
+    unround = Invocation(loan.name, {**ex.invocation.arguments, "annual_rate": 4.1})
+    other = replace(ex, query="Twenty thousand at 4.1 for ten years?", invocation=unround,
+                    observation=asyncio.run(engine.runtime.run(unround)))
     assert [t.nth for t in plan_targets(loan, [ex, other], space.book, 2)] == [0, 1]
     tests = asyncio.run(write_fact_tests(loan, engine, space, [ex, other]))
     assert sorted((t.query, t.r_e) for t in tests) == sorted((q, 1.0) for q in said.values())
-    assert "For example, 0.04 is 4." in [f.text for f in space.book.of("annual_rate")]
+    assert {t.invocation.arguments["annual_rate"] for t in tests} == {4}
+    assert "For example, 1 out of 25 is 4." in [f.text for f in space.book.of("annual_rate")]
