@@ -245,7 +245,7 @@ async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str
         return Searched(param, None, tuple(tried))
     evidence = f"found by trying values of {param} in {start.to_python()[:160]}; e.g. " \
         f"{evidence_of(*tried[-1])}" if tried else start.to_python()
-    return Searched(param, Fact(param, "rule", text, (), evidence[:400],
+    return Searched(param, Fact(param, "rule", text + ".", (), evidence[:400],
                                 tried[-1][0].key() if tried else start.key()), tuple(tried))
 
 

@@ -134,7 +134,7 @@ def test_a_rate_in_percent_gets_its_range_and_reads_as_a_percentage(make_engine)
                           {"principal": 5000, "annual_rate": 0.05, "years": 10})
     assert prober.engine.uses[RANGE_SEARCH] == 1
     rule = next(f.text for f in _facts(book, "annual_rate") if "between" in f.text)
-    assert rule == "annual_rate must be between 0 and 100 (a percentage: 5 means 5 %)"
+    assert rule == "annual_rate must be between 0 and 100 (a percentage: 5 means 5 %)."
     assert tool_unit(rule) == "percent"
     assert typical_value(0.05, rule) == 5          # the fact test's call: 5, said "5 %"
     assert number_form(5, rule).text == "5 %"
@@ -150,7 +150,7 @@ def test_a_rate_in_percent_gets_its_range_and_reads_as_a_percentage(make_engine)
 def test_an_integer_range_is_said_by_the_values_accepted(make_engine):
     book, _ = _probe(make_engine, _zone(), {"age": 30, "resting_hr": 60})
     rules = [f.text for f in _facts(book, "resting_hr") if "must be" in f.text]
-    assert "resting_hr must be between 30 and 189" in rules, rules
+    assert "resting_hr must be between 30 and 189." in rules, rules
     assert range_text("x", (0, True), (1, False), False) == "x must be at least 0 and less than 1"
     # checked on another call that worked: the upper end moves with the age, no fact
     book, prober = _probe(make_engine, _zone(), {"age": 30, "resting_hr": 60},
@@ -170,7 +170,7 @@ def test_a_range_the_tool_states_is_not_said_twice(make_engine):
         ["Tip must be between 0 and 1."]
     book, _ = _probe(make_engine, _tool("grade", score="number"), {"score": 88})
     said = sorted(f.text for f in _facts(book, "score") if f.kind == "rule")
-    assert said == ["Score must be between 0 and 100.", "score is a percentage: 5 means 5 %"]
+    assert said == ["Score must be between 0 and 100.", "score is a percentage: 5 means 5 %."]
     assert tool_unit(said[1]) == "percent"
 
 
