@@ -286,11 +286,14 @@ class _Reader:
         out = []
         if single and single not in map(str, self.args.values()):
             out += self.accepts(subjects or rejected or targets, (single,))
+        listed = self._listed()
+        broken = {p for p in rejected if _scalar(self.args[p])
+                  and fragment(clause, self.args[p])}      # "cannot convert 'm' to 'x'"
         for p in rejected:
             value = self.args[p]
             if _scalar(value) and contains_value(clause, value):
                 reason = without(clause, value)
-                whole = fragment(clause, value) or quotes_other(reason, self._listed(), [p])
+                whole = p in broken or quotes_other(reason, listed, [p])
                 out.append(self.rejects(p, value, clause if whole else reason))
             elif _scalar(value):
                 out.append(self.rejects(p, value, clause))
@@ -302,12 +305,11 @@ class _Reader:
             # a fragment ("cannot convert 'm' to") or quotes a value of another argument that
             # the error lists as accepted ("cannot convert to 'km'; units: ..., km, ...": a
             # statement about the pair, not a rule of one)
-            if is_constraint(clause) and not single and not any(
-                    fragment(clause, self.args[p]) for p in cut):
+            if is_constraint(clause) and not single and not broken:
                 text = clause
                 for p in cut:
                     text = without(text, self.args[p])
-                if not quotes_other(text, self._listed(), cut):
+                if not quotes_other(text, listed, cut):
                     out += [self.rule(p, text) for p in cut if not is_bare(text, [p])]
             return out
         if single or not targets or is_bare(clause, targets):

@@ -242,10 +242,16 @@ def _value_pattern(value: Any) -> str:
     return rf"['\"`]{s}['\"`]|(?<![\w.]){s}(?![\w]|\.\d)"
 
 
+def _end_echo(text: str, value: Any) -> int:
+    """Where the echo of ``value`` that ``text`` ends on starts (punctuation and quotes
+    aside); -1 when it ends on none."""
+    spans = _echo_spans(text, value)
+    return spans[-1][0] if spans and not re.search(r"\w", text[spans[-1][1]:]) else -1
+
+
 def cut_at_end(text: str, value: Any) -> bool:
     """``text`` ends on an echo of ``value`` (punctuation and quotes aside)."""
-    spans = _echo_spans(text, value)
-    return bool(spans) and not re.search(r"\w", text[spans[-1][1]:])
+    return _end_echo(text, value) >= 0
 
 
 def _drop_end(text: str, kind: str) -> str:
@@ -261,9 +267,10 @@ def fragment(text: str, value: Any) -> bool:
     object of a preposition ("cannot convert 'm' to 'zzqx'" -> "cannot convert 'm' to"), so
     what is left states no rule. "expected a hex colour like '#1a2b3c', got 'x'" is no
     fragment: "got" introduces the value after a complete clause."""
-    if not cut_at_end(text, value):
+    at = _end_echo(text, value)
+    if at < 0:
         return False
-    head = _drop_end(text[:_echo_spans(text, value)[-1][0]].strip(" '\"`"), "clause_end")
+    head = _drop_end(text[:at].strip(" '\"`"), "clause_end")
     m = re.search(r"\b(\w+)$", head)
     return bool(m) and m.group(1).lower() in set(words()["cut_end"]["preposition"])
 
@@ -271,9 +278,10 @@ def fragment(text: str, value: Any) -> bool:
 def quotes_other(text: str, args: Mapping[str, Any], skip: Iterable[str]) -> bool:
     """``text`` still quotes the text value of an argument not in ``skip`` ("cannot convert
     'm'" after 'zzqx' was cut: a statement about that pair of values, no rule of one)."""
+    skipped = set(skip)
     return any(isinstance(v, str) and v.strip() and re.search(
         rf"['\"`]{re.escape(v.strip())}['\"`]", text, re.I)
-        for p, v in args.items() if p not in set(skip))
+        for p, v in args.items() if p not in skipped)
 
 
 

@@ -24,6 +24,7 @@ from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.method.rewards import percent_pattern, value_in_text
+from play2prompt.numeric import is_number
 
 DATA = "everyday_forms.json"
 _NEAR = 1e-9
@@ -119,8 +120,7 @@ def ratio_form(value: Any, unit: str | None) -> Form | None:
     example (R_e = 0). A decimal ("0.86" where the tool takes 86) is no form here: the 1.5B
     passes it on as written with any doc, the facts doc's worked example too (run fresh8,
     2026-11-28), so such tests tell no doc from another."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or unit not in (
-            "percent", "fraction"):
+    if not is_number(value) or unit not in ("percent", "fraction"):
         return None
     scale = 1 if unit == "percent" else 100
     percent = value * scale

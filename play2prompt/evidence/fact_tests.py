@@ -91,9 +91,11 @@ class FactTarget:
 
     def code_form(self, value: Any) -> Form | None:
         """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
-        as a percentage, a decimal and a ratio in turn); None when code makes none."""
+        as a percentage and a ratio in turn); None when code makes none."""
+        if self.form is not None:
+            return self.form
         forms = everyday_forms(value, self.rule)
-        return self.form or (forms[self.nth % len(forms)] if forms else None)
+        return forms[self.nth % len(forms)] if forms else None
 
 
 def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
@@ -192,9 +194,9 @@ class FactTestWriter:
     async def write(self, target: FactTarget, book: FactBook, seed_key: str) -> Example | None:
         """A verified fact-testing example for ``target``, or None when no draft passed."""
         target = await self.typical(target)
-        moved = target.code_form(target.example.invocation.arguments[target.param])
-        if moved is not None and moved.value is not None:    # a ratio says a round share
-            if (found := await self.retarget(target, moved.value)) is None:
+        form = target.code_form(target.example.invocation.arguments[target.param])  # by code
+        if form is not None and form.value is not None:    # a ratio says a round share
+            if (found := await self.retarget(target, form.value)) is None:
                 return None
             target = found
         eng, ex, param = self.engine, target.example, target.param
@@ -203,7 +205,6 @@ class FactTestWriter:
         labels = self._labels(book)
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
-        form = target.code_form(value)   # by code, when it can be
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
