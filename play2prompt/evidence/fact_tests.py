@@ -35,13 +35,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.error_text import pattern
-from play2prompt.evidence.everyday import Form, everyday_forms, sign_form, typical_value
+from play2prompt.evidence.everyday import sign_form, typical_value
+from play2prompt.evidence.fact_targets import (
+    FactTarget,
+    everyday_phrase,
+    form_problems,
+    plan_targets,
+)
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
 from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
 from play2prompt.evidence.registry import FactTests, evidence_for
@@ -61,8 +65,6 @@ from play2prompt.method.rewards import (
     check_query,
     quality_reward,
     total_reward,
-    value_in_text,
-    whole_word,
 )
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -70,92 +72,7 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 MAX_VARIANTS = 2    # tests of calls play never made (:mod:`~play2prompt.evidence.variants`)
-
-
-@dataclass(frozen=True)
-class FactTarget:
-    """One value of a verified example to be said another way, and the fact about it."""
-
-    example: Example
-    param: str
-    rule: str                        # what the tool takes, in the facts' sentences
-    form: Form | None = None         # the form to say, where code made it beside the rule
-    plain: bool = False              # the value may stand as written inside the phrase that
-    #                                  says it ("lose weight" for "lose", the one text the
-    #                                  tool acts on: an acted-value variant)
-    phrase: str = ""                 # that phrase, where play's own texts hold one
-    nth: int = 0                     # its place among its parameter's targets: which of the
-    #                                  value's everyday forms it says (they take turns)
-
-    def code_form(self, value: Any) -> Form | None:
-        """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
-        as a percentage and a ratio in turn); None when code makes none."""
-        if self.form is not None:
-            return self.form
-        forms = everyday_forms(value, self.rule)
-        return forms[self.nth % len(forms)] if forms else None
-
-
-def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
-                 budget: int) -> list[FactTarget]:
-    """Up to ``budget`` (example, parameter) pairs: parameters with a fact that says another
-    form (a unit, a scale, a format: :func:`~play2prompt.evidence.everyday.everyday_form`, or
-    a list of accepted values), round-robin, each with the verified examples whose call sets
-    it, best first. A fact with no other form ("must be positive") tests nothing."""
-    rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
-    rules = {p: r for p, r in rules.items() if r}
-
-    def testable(p: str, ex: Example) -> bool:
-        value = ex.invocation.arguments.get(p)
-        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p]))
-
-    queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
-                  and not ex.fact and testable(p, ex)] for p in rules}
-    out: list[FactTarget] = []
-    depth = max((len(q) for q in queues.values()), default=0)
-    for i in range(depth):
-        for p, queue in queues.items():
-            if i < len(queue) and len(out) < budget:
-                out.append(FactTarget(queue[i], p, rules[p], nth=i))
-    return out
-
-
-def says_a_number(value: Any, query: str, others: Invocation) -> bool:
-    """A tested number is said somehow: the request has a number (digits or words) that is not
-    one of the other values of the call. Without it the request leaves the value out, and a
-    re-reading that guesses a usual value would pass it. Other values are not checked."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return True
-    if pattern("number_words", "request_words.json").search(query):
-        return True
-    taken = [v for v in others.arguments.values() if isinstance(v, (int, float))]
-    return any(not any(value_in_text(v, n) for v in taken) for n in _DIGITS.findall(query))
-
-
-def _form_problems(form: Form | None, value: Any, query: str, label: str,
-                   others: Invocation, plain: bool = False) -> list[str]:
-    """What is wrong with how ``query`` says the tested value: not in the code-made ``form``,
-    or (without one, unless ``plain``) as the call has it, or not at all."""
-    if form is not None and not form.said_in(query):
-        return [f"it does not say {label} as {form.text}"]
-    if not plain and not (form is not None and form.as_given_ok) and \
-            says_as_given(value, query):
-        return [f"it writes {value} the way the tool takes it; say it the way people usually "
-                f"say it"]
-    if form is None and not says_a_number(value, query, others):
-        return [f"it leaves out {label}; say it in another form"]
-    return []
-
-
-def everyday_phrase(value: str, texts: Sequence[str]) -> str:
-    """The first of ``texts`` (play's and the probes', in order) that holds ``value`` as a
-    word and says more ("lose weight" for "lose"): how people say the one text a tool acts
-    on. "" when none does."""
-    word = whole_word(value)
-    return next((t for t in texts if word.search(t) and t.strip().lower() != value.lower()),
-                "")
 
 
 class FactTestWriter:
@@ -222,7 +139,7 @@ class FactTestWriter:
                 continue
             problems = evidence_for(eng).request_gates.problems(
                 query, self.tool, [*self.sources, target.rule, note], inv=others, book=book)
-            problems += _form_problems(form, value, query, label, others, target.plain)
+            problems += form_problems(form, value, query, label, others, target.plain)
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue
@@ -410,5 +327,5 @@ def fact_tests_for(config: Any) -> FactTests:
     return WriteFactTests() if FACT_TESTS in active(config) else NoFactTests()
 
 
-__all__ = ["FactTarget", "FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_fact",
-           "fact_test_stats", "fact_tests_for", "plan_targets", "write_fact_tests"]
+__all__ = ["FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_fact",
+           "fact_test_stats", "fact_tests_for", "write_fact_tests"]

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from play2prompt.evidence.fact_tests import fact_test_stats, plan_targets, write_fact_tests
+from play2prompt.evidence.fact_targets import plan_targets
+from play2prompt.evidence.fact_tests import fact_test_stats, write_fact_tests
 from play2prompt.evidence.facts import FactBook
 from play2prompt.evidence.gates import request_problems
 from play2prompt.lm.fake import FakeLM, tool_call
@@ -229,7 +230,7 @@ def test_a_request_that_writes_the_value_as_the_tool_takes_it_tests_nothing(bmi,
 
 
 def test_a_tested_number_must_be_said_somehow():
-    from play2prompt.evidence.fact_tests import says_a_number
+    from play2prompt.evidence.fact_targets import says_a_number
 
     others = Invocation("loan_payment", {"principal": 200000, "years": 30})
     assert not says_a_number(4, "My loan of 200,000 over 30 years: what is the rate?", others)
@@ -253,15 +254,15 @@ def test_a_listed_unit_code_gets_its_everyday_name_checked_by_code(example_tools
 
 def test_a_form_said_beside_the_value_as_the_tool_takes_it_tests_nothing():
     from play2prompt.evidence.everyday import everyday_form
-    from play2prompt.evidence.fact_tests import _form_problems
+    from play2prompt.evidence.fact_targets import form_problems
 
     form = everyday_form(175, "Height is in centimetres.")
     others = Invocation("body_mass_index", {"weight": 70})
-    assert _form_problems(form, 175, "I weigh 70 kg and am 1.75 m tall", "height", others) == []
-    both = _form_problems(form, 175, "I weigh 70 kg, 1.75 m (175 cm) tall", "height", others)
+    assert form_problems(form, 175, "I weigh 70 kg and am 1.75 m tall", "height", others) == []
+    both = form_problems(form, 175, "I weigh 70 kg, 1.75 m (175 cm) tall", "height", others)
     assert both and "the way the tool takes it" in both[0]
     rate = everyday_form(4, "a percentage between 0 and 100")
-    assert _form_problems(rate, 4, "a 20,000 loan at 4 % over 10 years", "rate", others) == []
+    assert form_problems(rate, 4, "a 20,000 loan at 4 % over 10 years", "rate", others) == []
 
 
 def test_a_value_bounded_between_0_and_1_is_tested_as_a_percentage():
