@@ -23,6 +23,7 @@ from typing import Any
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
+from play2prompt.evidence.named_codes import code_name
 from play2prompt.method.rewards import percent_pattern, value_in_text
 from play2prompt.numeric import is_number
 
@@ -37,12 +38,15 @@ class Form:
     month's name."""
 
     kind: str                       # unit | percent | fraction | ratio | date | time | unit name
+    #                                 | zone name | country name | currency name
     text: str
     numbers: tuple[float, ...] = ()
     mark: str = ""
     as_given_ok: bool = False       # the call's own number is part of the form ("5 %")
     value: float | None = None      # the value the form says, where not the call's (a ratio
     #                                 says the round share nearest to it: 86 for 85.5)
+    exact_code: bool = False        # the call's value is a code, written as given only in its
+    #                                 own case ("US", not the word "us")
 
     def said_in(self, query: str) -> bool:
         if any(not value_in_text(n, query) for n in self.numbers):
@@ -220,12 +224,26 @@ def everyday_form(value: Any, rule: str) -> Form | None:
     return number_form(value, rule)
 
 
-def everyday_forms(value: Any, rule: str) -> list[Form]:
-    """Every form code can make for ``value`` under ``rule``, :func:`everyday_form`'s first."""
+def named_form(value: str, about: str) -> Form | None:
+    """A standard code the tool takes by the name people say (New York time for
+    America/New_York, Germany for DE, Euro for EUR): the request must say the name, and the
+    code, written in its own case, not at all."""
+    named = code_name(value, about)
+    return None if named is None else Form(f"{named.kind} name", named.name, (), named.mark,
+                                           exact_code=True)
+
+
+def everyday_forms(value: Any, rule: str, about: str = "") -> list[Form]:
+    """Every form code can make for ``value`` under ``rule``, :func:`everyday_form`'s first;
+    for a standard code (a time zone, a country, a currency), its name where ``about`` (the
+    parameter's name, description and facts) shows the kind
+    (:func:`~play2prompt.evidence.named_codes.code_name`)."""
     if isinstance(value, str):
-        return [f for f in (everyday_form(value, rule),) if f is not None]
+        form = everyday_form(value, rule) or named_form(value, f"{about} {rule}")
+        return [form] if form is not None else []
     return number_forms(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "number_form", "number_forms",
-           "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "named_form", "number_form",
+           "number_forms", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value",
+           "unit_words"]

@@ -35,13 +35,15 @@ class FactTarget:
     phrase: str = ""                 # that phrase, where play's own texts hold one
     nth: int = 0                     # its place among its parameter's targets: which of the
     #                                  value's everyday forms it says (they take turns)
+    about: str = ""                  # the parameter's name and description (what kind of
+    #                                  code it takes: "destination country")
 
     def code_form(self, value: Any) -> Form | None:
         """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
         as a percentage and a ratio in turn); None when code makes none."""
         if self.form is not None:
             return self.form
-        forms = everyday_forms(value, self.rule)
+        forms = everyday_forms(value, self.rule, self.about)
         return forms[self.nth % len(forms)] if forms else None
 
 
@@ -53,10 +55,12 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     it, best first. A fact with no other form ("must be positive") tests nothing."""
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
     rules = {p: r for p, r in rules.items() if r}
+    about = {p: f"{p.replace('_', ' ')} {tool.doc.params.get(p, '')} "
+                f"{' '.join(book.sentences(p))}" for p in rules}
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)
-        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p]))
+        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p], about[p]))
 
     queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
                   and not ex.fact and testable(p, ex)] for p in rules}
@@ -65,7 +69,7 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     for i in range(depth):
         for p, queue in queues.items():
             if i < len(queue) and len(out) < budget:
-                out.append(FactTarget(queue[i], p, rules[p], nth=i))
+                out.append(FactTarget(queue[i], p, rules[p], nth=i, about=about[p]))
     return out
 
 
@@ -87,7 +91,10 @@ def form_problems(form: Form | None, value: Any, query: str, label: str,
     or (without one, unless ``plain``) as the call has it, or not at all."""
     if form is not None and not form.said_in(query):
         return [f"it does not say {label} as {form.text}"]
-    if not plain and not (form is not None and form.as_given_ok) and \
+    if form is not None and form.exact_code:
+        if whole_word(str(value), case=True).search(query):
+            return [f"it writes {value}, the code the tool takes; say it as {form.text}"]
+    elif not plain and not (form is not None and form.as_given_ok) and \
             says_as_given(value, query):
         return [f"it writes {value} the way the tool takes it; say it the way people usually "
                 f"say it"]

@@ -64,9 +64,11 @@ def leaf_values(value: Any) -> Iterable[Any]:
         yield value
 
 
-def whole_word(text: str) -> re.Pattern[str]:
-    """``text`` as a whole word (or words), in any case: not inside a longer word or number."""
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])", re.I)
+def whole_word(text: str, case: bool = False) -> re.Pattern[str]:
+    """``text`` as a whole word (or words), in any case (``case``: in its own case only): not
+    inside a longer word or number."""
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])",
+                      0 if case else re.I)
 
 
 def value_in_text(value: Any, text: str) -> bool:

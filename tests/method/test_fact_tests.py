@@ -307,3 +307,36 @@ def test_a_percentages_tests_say_it_in_turn_as_a_percentage_and_as_a_ratio(
     assert sorted((t.query, t.r_e) for t in tests) == sorted((q, 1.0) for q in said.values())
     assert {t.invocation.arguments["annual_rate"] for t in tests} == {4}
     assert "For example, 1 out of 25 is 4." in [f.text for f in space.book.of("annual_rate")]
+
+
+def test_a_currency_code_is_said_by_its_name_and_the_conversion_joins_the_facts(
+        example_tools, make_engine):
+    """convert_currency's doc says "currency, e.g. dollars"; the tool takes ISO codes and
+    lists them when refused. A verified call with from_currency="USD" is tested as "US
+    dollars" (code's form: no re-reading), D0 writes "dollars" and fails it (R_e = 1), and
+    "For example, US Dollar is "USD"." joins the facts."""
+    money = next(t for t in example_tools if t.name == "convert_currency")
+    call = {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}
+    query, other = "How much is 100 US dollars in EUR?", "What are 100 USD in euros?"
+    gen = FakeLM(rules=[("currency: US Dollar", {"query": query}),
+                        ("currency: Euro", {"query": other}), (REREAD, call)])
+    task = FakeLM(rules=[("100 US dollars", tool_call(money.name, {**call,
+                                                                  "from_currency": "dollars"})),
+                         ("in euros", tool_call(money.name, {**call, "to_currency": "euros"}))])
+    engine = make_engine([money], gen, task, lam=1.0)
+
+    async def run():
+        book = FactBook(money)
+        wrong = Invocation(money.name, {**call, "from_currency": "dollars"})
+        book.observe(wrong, await engine.runtime.run(wrong))
+        inv = Invocation(money.name, call)
+        ex = Example(money.name, "100 USD to EUR", inv, await engine.runtime.run(inv), "",
+                     3.0, 0.0, 3.0, solved=True)
+        space = ExampleSpace(money, engine, book)
+        return space, await write_fact_tests(money, engine, space, [ex])
+
+    space, tests = asyncio.run(run())
+    assert [(t.query, t.r_e) for t in tests] == [(query, 1.0), (other, 1.0)]
+    assert not any(REREAD in str(r.messages) for r in gen.requests)
+    assert 'For example, US Dollar is "USD".' in [f.text for f in
+                                                   space.book.of("from_currency")]

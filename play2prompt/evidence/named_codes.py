@@ -1,0 +1,135 @@
+"""Standard codes a tool takes, said by the names people use (Step 1b's everyday forms).
+
+A tool that takes "DE", "EUR" or "America/New_York" is asked for Germany, euros or New York
+time; a model reading a thin doc passes the name on, and the tool refuses it. Where a value of
+a verified call is such a code, code makes its name (the request must say the name, and not
+the code) and the test's conversion is checked by the standard itself, not by a re-reading:
+
+- an IANA time zone (a region and a place, ``zoneinfo``): the place ("New York");
+- an ISO 3166-1 country code (``pycountry``): the country's common name ("Germany");
+- an ISO 4217 currency code (``pycountry``): the currency's name ("Euro").
+
+A country or currency code is also a word or another code ("CA" is California's, "ALL"
+a word), so it is taken for one only where the facts say which: the parameter's name, its
+description or its facts name the kind ("destination country"), or they quote a name of that
+kind ("'Canada' is rejected"), or every other value they list or quote is a code of it. The
+standards are the maintained ones (the stdlib's tz database, pycountry's ISO tables), not a
+list kept here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+_QUOTED = re.compile(r"""['"]([^'"\n]{2,40})['"]""")
+_LISTED = re.compile(r"One of:\s*([^.]*)")
+_KIND_WORDS = {"country": r"\b(?:countr|nation)", "currency": r"\b(?:currenc|money)"}
+_CODE = {"country": re.compile(r"[A-Z]{2}"), "currency": re.compile(r"[A-Z]{3}")}
+
+
+@dataclass(frozen=True)
+class Named:
+    """The name of a code: its ``kind`` ("country"), the ``name`` to say and the ``mark`` (a
+    regular expression, case-insensitive) a request that says it matches."""
+
+    kind: str
+    name: str
+    mark: str
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    import zoneinfo
+    return frozenset(zoneinfo.available_timezones())
+
+
+def zone_name(value: str) -> Named | None:
+    """An IANA zone ("America/New_York") by its place: "New York time"."""
+    if value.count("/") < 1 or value not in _zones() or value.startswith("Etc/"):
+        return None
+    place = value.rsplit("/", 1)[1].replace("_", " ")
+    return Named("zone", f"{place} time", rf"\b{re.escape(place)}\b")
+
+
+def _country(text: str, names_only: bool = False) -> Any:
+    """The country ``text`` names or codes (``names_only``: names, not codes)."""
+    import pycountry
+    if names_only and re.fullmatch(r"[A-Z]{2,3}|\d{3}", text):
+        return None
+    try:
+        return pycountry.countries.lookup(text)
+    except LookupError:
+        return None
+
+
+def _currency(text: str, names_only: bool = False) -> Any:
+    """The currency ``text`` names or codes, but funds, metals and test codes."""
+    import pycountry
+    if names_only and re.fullmatch(r"[A-Z]{3}|\d{3}", text):
+        return None
+    try:
+        found = pycountry.currencies.lookup(text)
+    except LookupError:
+        return None
+    return None if found.alpha_3.startswith("X") else found    # funds, metals, testing
+
+
+_LOOKUP = {"country": _country, "currency": _currency}
+
+
+def _code_of(kind: str, value: str) -> Any:
+    """The standard's record of ``value`` when it is written as that kind's code."""
+    if not _CODE[kind].fullmatch(value):
+        return None
+    found = _LOOKUP[kind](value)
+    if found is None:
+        return None
+    code = found.alpha_2 if kind == "country" else found.alpha_3
+    return found if code == value else None
+
+
+def _name(kind: str, record: Any) -> str | None:
+    """The name people use: a country's common name where the standard has one ("South
+    Korea"), its short name otherwise; a name with a comma is a catalogue's, not people's."""
+    name = getattr(record, "common_name", None) or record.name
+    return None if "," in name or "(" in name else name
+
+
+def kind_shown(kind: str, value: str, about: str) -> bool:
+    """The facts say ``value`` is of ``kind``: they name the kind, quote a name of it, or
+    every other value they list or quote is a code of it."""
+    if re.search(_KIND_WORDS[kind], about, re.I):
+        return True
+    quoted = {m.strip() for m in _QUOTED.findall(about)}
+    for listing in _LISTED.findall(about):
+        quoted |= {v.strip() for v in listing.split(",")}
+    quoted.discard(value)
+    if any(_LOOKUP[kind](q, names_only=True) is not None for q in quoted):
+        return True
+    return bool(quoted) and all(_code_of(kind, q) is not None for q in quoted)
+
+
+def code_name(value: Any, about: str) -> Named | None:
+    """The name people say for the code ``value`` (a zone, a country, a currency), where the
+    facts in ``about`` (the parameter's name, description and facts) show the kind; None for
+    any other value."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if (zone := zone_name(text)) is not None:
+        return zone
+    for kind in ("country", "currency"):
+        record = _code_of(kind, text)
+        if record is None or not kind_shown(kind, text, about):
+            continue
+        name = _name(kind, record)
+        if name:
+            plural = "s?" if kind == "currency" else ""
+            return Named(kind, name, rf"\b{re.escape(name)}{plural}\b")
+    return None
+
+
+__all__ = ["Named", "code_name", "kind_shown", "zone_name"]
