@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.everyday import sign_form, typical_value
+from play2prompt.evidence.everyday import everyday_forms, sign_form, typical_value
 from play2prompt.evidence.fact_targets import (
     FactTarget,
     everyday_phrase,
@@ -270,11 +270,19 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     if not targets and not variants:
         return []
     writer = FactTestWriter(tool, engine, space)
-    found = await asyncio.gather(
-        *(writer.write(t, book, f"{tool.name}:fact:{i}") for i, t in enumerate(targets)),
+    first, later = split_waves(targets)
+    found = list(await asyncio.gather(
+        *(writer.write(t, book, f"{tool.name}:fact:{i}") for i, t in first),
         *(writer.write_variant(v, book, f"{tool.name}:variant:{i}")
-          for i, v in enumerate(variants)))
-    for target, ex in zip(targets, found):   # a conversion code checked, as a worked example
+          for i, v in enumerate(variants))))
+    tested = list(zip((t for _, t in first), found))
+    if later:     # a share's later tests say the forms D0 failed (difficult examples)
+        moved = harder_forms([t for _, t in later], tested)
+        more = await asyncio.gather(*(writer.write(t, book, f"{tool.name}:fact:{i}")
+                                      for (i, _), t in zip(later, moved)))
+        tested += list(zip(moved, more))
+        found += more
+    for target, ex in tested:   # a conversion code checked, as a worked example
         fact = conversion_fact(ex, target) if ex is not None else None
         if fact is not None:
             book.add(fact)
@@ -284,6 +292,52 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
         if ex is not None and ex.query.strip().lower() not in seen:
             seen.add(ex.query.strip().lower())
             out.append(ex)
+    return out
+
+
+def _forms(target: FactTarget) -> int:
+    return len(everyday_forms(target.example.invocation.arguments.get(target.param),
+                              target.rule, target.about))
+
+
+Indexed = list[tuple[int, FactTarget]]
+
+
+def split_waves(targets: Sequence[FactTarget]) -> tuple[Indexed, Indexed]:
+    """The targets written at once, and those written after them, each with its place: a
+    parameter whose value has several everyday forms (a share: "86 %", "43 out of 50") says
+    each once first; its further targets wait for D0's verdicts (:func:`harder_forms`).
+    Everything else at once."""
+    first: Indexed = []
+    later: Indexed = []
+    for i, t in enumerate(targets):
+        n = 0 if t.form is not None else _forms(t)
+        (later if n > 1 and t.nth >= n else first).append((i, t))
+    return first, later
+
+
+def harder_forms(later: Sequence[FactTarget],
+                 tested: Sequence[tuple[FactTarget, Example | None]]) -> list[FactTarget]:
+    """``later`` targets, each set to say a form of its parameter that D0 failed in the first
+    wave (R_e = 1: the paper's difficult examples), in turn; a parameter whose forms D0 all
+    solved, or all failed, keeps the round-robin (one solved test is no verdict on a form)."""
+    failed: dict[str, set[int]] = {}
+    tried: dict[str, set[int]] = {}
+    for target, ex in tested:
+        if ex is None or target.form is not None or not target.rule:
+            continue
+        n = _forms(target) or 1
+        tried.setdefault(target.param, set()).add(target.nth % n)
+        if ex.r_e > 0:
+            failed.setdefault(target.param, set()).add(target.nth % n)
+    out, turn = [], dict.fromkeys(failed, 0)
+    for t in later:
+        hard = sorted(failed.get(t.param, ()))
+        if not hard or set(hard) == tried.get(t.param):
+            out.append(t)
+            continue
+        out.append(replace(t, nth=hard[turn[t.param] % len(hard)]))
+        turn[t.param] += 1
     return out
 
 
@@ -328,4 +382,5 @@ def fact_tests_for(config: Any) -> FactTests:
 
 
 __all__ = ["FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_fact",
-           "fact_test_stats", "fact_tests_for", "write_fact_tests"]
+           "fact_test_stats", "fact_tests_for", "harder_forms", "split_waves",
+           "write_fact_tests"]

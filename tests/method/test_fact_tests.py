@@ -340,3 +340,38 @@ def test_a_currency_code_is_said_by_its_name_and_the_conversion_joins_the_facts(
     assert not any(REREAD in str(r.messages) for r in gen.requests)
     assert 'For example, US Dollar is "USD".' in [f.text for f in
                                                    space.book.of("from_currency")]
+
+
+def test_a_shares_later_tests_say_the_form_the_original_doc_failed(example_tools, make_engine):
+    """Four targets on annual_rate: the first wave says "4 %" (D0 writes 4: solved) and "1 out
+    of 25" (D0 writes 1: failed); the two later targets both say a ratio (difficult examples),
+    not "%" again."""
+    loan = next(t for t in example_tools if t.name == "loan_payment")
+    engine = make_engine([loan], FakeLM(fill_schema=True))
+    space, ex = _loan_material(engine, loan)
+    rates = (4, 5, 8, 6)
+    examples = []
+    for rate in rates:
+        inv = Invocation(loan.name, {**ex.invocation.arguments, "annual_rate": rate})
+        examples.append(replace(ex, query=f"20,000 at {rate} for 10 years?", invocation=inv,
+                                observation=asyncio.run(engine.runtime.run(inv))))
+
+    def drafted(text):   # the writer says the form it is given; the task model reads a ratio
+        return {"query": f"A 20,000 loan at {text} a year for 10 years: the monthly cost?"}
+
+    said = {"4 %": "4 %", "1 out of 25": "1 out of 25", "1 out of 20": "1 out of 20",
+            "2 out of 25": "2 out of 25", "3 out of 50": "3 out of 50", "5 %": "5 %",
+            "8 %": "8 %", "6 %": "6 %"}
+    gen = FakeLM(rules=[(f"rate: {k}\n", drafted(v)) for k, v in said.items()])
+    task = FakeLM(rules=[*((f"at {r} %", tool_call(loan.name, {**ex.invocation.arguments,
+                                                               "annual_rate": r}))
+                           for r in rates),
+                         ("out of", tool_call(loan.name, {**ex.invocation.arguments,
+                                                          "annual_rate": 1}))])
+    engine = make_engine([loan], gen, task, lam=1.0)
+    space = ExampleSpace(loan, engine, space.book)
+    targets = plan_targets(loan, examples, space.book, 4)
+    assert [t.nth for t in targets] == [0, 1, 2, 3]
+    tests = asyncio.run(write_fact_tests(loan, engine, space, examples))
+    forms = [("out of" in t.query, t.r_e) for t in tests]
+    assert forms == [(False, 0.0), (True, 1.0), (True, 1.0), (True, 1.0)]
