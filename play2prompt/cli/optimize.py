@@ -63,12 +63,12 @@ def optimize_command(
     evidence: Optional[str] = typer.Option(
         None, "--evidence", metavar="NAME,...|all|none",
         help="the evidence components on (what small models need beyond the paper): "
-             "fact-reader, probes, value-probes, range-search, request-gates, "
+             "fact-reader, probes, value-probes, range-search, format-probes, request-gates, "
              "request-parts, reread, relabel, doc-completion, claim-check, facts-doc, "
              "fact-tests, unasked-tests, describe, describe-check, known-operations, "
              "output-units, set-check; none: the paper's method exactly (default: all but "
              "doc-completion, which measured no effect, and value-probes, request-parts, "
-             "unasked-tests, known-operations and output-units)"),
+             "unasked-tests, known-operations, output-units and format-probes)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),

@@ -57,16 +57,21 @@ class NoFacts:
 class RunProbes(Counted):
     """The probes; with ``values`` (the ``value-probes`` component) also the texts a tool acts
     on where it ignored a call's (:mod:`play2prompt.evidence.values`), with ``ranges``
-    (``range-search``) the ends of a refused number's range (:mod:`.bounds`)."""
+    (``range-search``) the ends of a refused number's range (:mod:`.bounds`), with
+    ``formats`` (``format-probes``) a failing call's refused texts in the standard formats
+    (:mod:`.formats`)."""
 
     def __init__(self, counts: Counter[str], values: bool = False,
-                 ranges: bool = False) -> None:
+                 ranges: bool = False, formats: bool = False) -> None:
         super().__init__(counts)
-        self.values, self.ranges = values, ranges
+        self.values, self.ranges, self.formats = values, ranges, formats
 
     async def run(self, prober: Any, plays: Any) -> None:
         self.counts[r.PROBES] += 1
-        await prober.run(plays)
+        before = prober.formatted
+        await prober.run(plays, formats=self.formats)
+        if prober.formatted > before:
+            self.counts[r.FORMAT_PROBES] += 1
         if self.values and await prober.run_values():
             self.counts[r.VALUE_PROBES] += 1
         if self.ranges and await prober.run_ranges():

@@ -56,7 +56,8 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
     rules = {p: r for p, r in rules.items() if r}
     about = {p: f"{p.replace('_', ' ')} {tool.doc.params.get(p, '')} "
-                f"{' '.join(book.sentences(p))}" for p in rules}
+                f"{' '.join(book.sentences(p))} "
+                f"{' '.join(repr(v) for v in book.examples(p, 10))}" for p in rules}
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)

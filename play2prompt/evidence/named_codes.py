@@ -12,7 +12,8 @@ the code) and the test's conversion is checked by the standard itself, not by a 
 A country or currency code is also a word or another code ("CA" is California's, "ALL"
 a word), so it is taken for one only where the facts say which: the parameter's name, its
 description or its facts name the kind ("destination country"), or they quote a name of that
-kind ("'Canada' is rejected"), or every other value they list or quote is a code of it. The
+kind ("'Canada' is rejected"), two other codes of it (the tool took 'GB' and 'DE' too), or
+every other value they list or quote is a code of it. The
 standards are the maintained ones (the stdlib's tz database, pycountry's ISO tables), not a
 list kept here.
 """
@@ -100,7 +101,7 @@ def _name(kind: str, record: Any) -> str | None:
 
 def kind_shown(kind: str, value: str, about: str) -> bool:
     """The facts say ``value`` is of ``kind``: they name the kind, quote a name of it, or
-    every other value they list or quote is a code of it."""
+    two other codes of it, or every other value they list or quote is a code of it."""
     if re.search(_KIND_WORDS[kind], about, re.I):
         return True
     quoted = {m.strip() for m in _QUOTED.findall(about)}
@@ -109,7 +110,8 @@ def kind_shown(kind: str, value: str, about: str) -> bool:
     quoted.discard(value)
     if any(_LOOKUP[kind](q, names_only=True) is not None for q in quoted):
         return True
-    return bool(quoted) and all(_code_of(kind, q) is not None for q in quoted)
+    codes = sum(_code_of(kind, q) is not None for q in quoted)
+    return codes >= 2 or bool(quoted) and codes == len(quoted)
 
 
 def code_name(value: Any, about: str) -> Named | None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.bounds import search_ranges
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.formats import probe_formats
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import Reshaped, reshape
 from play2prompt.evidence.values import probe_values, unacted
@@ -202,7 +203,8 @@ class Repaired:
     invocation: Invocation
     observation: Observation
     param: str            # the argument the probe changed ("" for the required-only call)
-    how: str = "changing"  # or "reshaping" (a list for a scalar: :mod:`.reshape`)
+    how: str = "changing"  # or "reshaping" (a list for a scalar: :mod:`.reshape`), or
+    #                        "formatting" (a text in a standard format: :mod:`.formats`)
 
     def note(self) -> str:
         what = f"{self.how} {self.param}" if self.param else "keeping only required arguments"
@@ -228,8 +230,11 @@ class Prober:
         self.ranged = False               # its range search ran (:mod:`.bounds`)
         self.valid: list[Invocation] = []  # play's calls that worked, in order
         self.texts: dict[str, list[str]] = {}   # the texts play's calls gave each parameter
+        self.formatted = 0                # calls the format probes made (:mod:`.formats`)
 
-    async def run(self, plays: Sequence[PlayResult]) -> None:
+    async def run(self, plays: Sequence[PlayResult], formats: bool = False) -> None:
+        """Probe from play's calls; ``formats`` (the ``format-probes`` component): a failing
+        start's refused texts tried in the standard formats too (:mod:`.formats`)."""
         reshaped = await self._reshape(plays)
         executed = [a for p in plays for a in p.attempts
                     if a.invocation is not None and a.observation.error_type in (None, "exception")]
@@ -264,6 +269,8 @@ class Prober:
             tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
             await self._try([(p, inv) for p, inv in with_output_words(start, self.probed[done:])
                              if inv.key() not in tried], start, bool(valid), False)
+        if formats and not valid and not first.observation.ok and not self.repaired:
+            await self._formats(start, seen(first.observation, self.engine.scrubber))
         if not valid and not first.observation.ok and not self.repaired:
             tried = {inv.key() for _, inv, _ in self.probed} | {start.key()}
             start_obs = seen(first.observation, self.engine.scrubber)
@@ -272,6 +279,19 @@ class Prober:
             await self._try(pairs, start, False, False)
         await self._reshape(plays)   # what the probes showed (a text the tool evaluates)
         self._record(start, bool(valid))
+
+    async def _formats(self, start: Invocation, start_obs: Observation) -> None:
+        """The format probes of a failing start (:mod:`.formats`): each call that ran is a
+        repaired call, read as a valid call; failed tries are code's guesses, not read."""
+        tried = await probe_formats(self.tool, self.engine, start, start_obs, self.book)
+        self.formatted += len(tried)
+        for f in tried:
+            if f.works:
+                evidence_for(self.engine).fact_reader.observe(self.book, f.invocation,
+                                                              f.observation, None)
+                self.repaired.append(Repaired(f.invocation, f.observation, f.param,
+                                              "formatting"))
+                self.probed.append((f.param, f.invocation, f.observation))
 
     async def _reshape(self, plays: Sequence[PlayResult]) -> list[Reshaped]:
         """Reshape the calls (play's, then the probes') that failed with a type-shape error or

@@ -25,6 +25,7 @@ from play2prompt.evidence.names import (
     FACT_READER,
     FACT_TESTS,
     FACTS_DOC,
+    FORMAT_PROBES,
     KNOWN_OPERATIONS,
     OUTPUT_UNITS,
     PROBES,
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
-           "FACT_READER", "FACT_TESTS", "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES",
-           "RANGE_SEARCH", "RELABEL", "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES",
-           "Evidence", "active", "evidence_for"]
+           "FACT_READER", "FACT_TESTS", "FORMAT_PROBES", "KNOWN_OPERATIONS", "OUTPUT_UNITS",
+           "PROBES", "RANGE_SEARCH", "RELABEL", "REQUEST_GATES", "REQUEST_PARTS", "REREAD",
+           "VALUE_PROBES", "Evidence", "active", "evidence_for"]
 
 
 class FactReader(Protocol):
@@ -167,7 +168,8 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
     return Evidence(
         names,
         pick(FACT_READER, c.ReadFacts, c.NoFacts),
-        c.RunProbes(counts, values=VALUE_PROBES in names, ranges=RANGE_SEARCH in names)
+        c.RunProbes(counts, values=VALUE_PROBES in names, ranges=RANGE_SEARCH in names,
+                    formats=FORMAT_PROBES in names)
         if PROBES in names else c.NoProbes(),
         pick(REQUEST_GATES, c.Gates, c.NoGates),
         pick(REQUEST_PARTS, c.ByParts, c.NoParts),

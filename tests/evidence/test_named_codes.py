@@ -18,7 +18,9 @@ REJECTED = "'Canada' is rejected (no rates for destination). For example: 'US'."
     ("DE", "destination country", "Germany"),              # the description names the kind
     ("KR", "country", "South Korea"),                      # the common name, not the ISO one
     ("EUR", "to currency", "Euro"),
-    ("USD", "One of: EUR, GBP, USD.", "US Dollar"),       # every other listed value a code
+    ("USD", "One of: EUR, USD.", "US Dollar"),            # every other listed value a code
+    ("GB", "destination 'New York' is rejected. 'US' 'GB' 'DE'",  # the tool took two more
+     "United Kingdom"),
 ])
 def test_a_code_of_a_kind_the_facts_show_is_said_by_its_name(value, about, name):
     named = code_name(value, about)
