@@ -23,7 +23,7 @@ from typing import Any
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
-from play2prompt.evidence.named_codes import code_name
+from play2prompt.evidence.named_codes import code_names
 from play2prompt.method.rewards import percent_pattern, value_in_text
 from play2prompt.numeric import is_number
 
@@ -224,26 +224,26 @@ def everyday_form(value: Any, rule: str) -> Form | None:
     return number_form(value, rule)
 
 
-def named_form(value: str, about: str) -> Form | None:
-    """A standard code the tool takes by the name people say (New York time for
-    America/New_York, Germany for DE, Euro for EUR): the request must say the name, and the
-    code, written in its own case, not at all."""
-    named = code_name(value, about)
-    return None if named is None else Form(f"{named.kind} name", named.name, (), named.mark,
-                                           exact_code=True)
+def named_forms(value: str, about: str) -> list[Form]:
+    """A standard code the tool takes by the names people say (New York time for
+    America/New_York, Germany for DE, Euro for EUR, white and rgb(255, 255, 255) for
+    #FFFFFF): the request must say the name, and the code, written in its own case, not at
+    all."""
+    return [Form(f"{n.kind} name", n.name, (), n.mark, exact_code=True)
+            for n in code_names(value, about)]
 
 
 def everyday_forms(value: Any, rule: str, about: str = "") -> list[Form]:
     """Every form code can make for ``value`` under ``rule``, :func:`everyday_form`'s first;
     for a standard code (a time zone, a country, a currency), its name where ``about`` (the
     parameter's name, description and facts) shows the kind
-    (:func:`~play2prompt.evidence.named_codes.code_name`)."""
+    (:func:`~play2prompt.evidence.named_codes.code_names`)."""
     if isinstance(value, str):
-        form = everyday_form(value, rule) or named_form(value, f"{about} {rule}")
-        return [form] if form is not None else []
+        form = everyday_form(value, rule)
+        return [form] if form is not None else named_forms(value, f"{about} {rule}")
     return number_forms(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "named_form", "number_form",
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "named_forms", "number_form",
            "number_forms", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value",
            "unit_words"]

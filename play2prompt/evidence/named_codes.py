@@ -7,7 +7,9 @@ the code) and the test's conversion is checked by the standard itself, not by a 
 
 - an IANA time zone (a region and a place, ``zoneinfo``): the place ("New York");
 - an ISO 3166-1 country code (``pycountry``): the country's common name ("Germany");
-- an ISO 4217 currency code (``pycountry``): the currency's name ("Euro").
+- an ISO 4217 currency code (``pycountry``): the currency's name ("Euro");
+- a hex colour: its CSS basic keyword ("white" for #FFFFFF, CSS Color Level 3's sixteen) and
+  its ``rgb()`` notation ("rgb(255, 255, 255)").
 
 A country or currency code is also a word or another code ("CA" is California's, "ALL"
 a word), so it is taken for one only where the facts say which: the parameter's name, its
@@ -25,6 +27,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from play2prompt.evidence.error_text import words
+
+FORMS = "everyday_forms.json"   # the basic colour keywords
+_HEX = re.compile(r"#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})")
 _QUOTED = re.compile(r"""['"]([^'"\n]{2,40})['"]""")
 _LISTED = re.compile(r"One of:\s*([^.]*)")
 _KIND_WORDS = {"country": r"\b(?:countr|nation)", "currency": r"\b(?:currenc|money)"}
@@ -114,6 +120,34 @@ def kind_shown(kind: str, value: str, about: str) -> bool:
     return codes >= 2 or bool(quoted) and codes == len(quoted)
 
 
+def colour_names(value: str) -> list[Named]:
+    """A hex colour ("#FFFF00", "#ff0") by its CSS basic keyword where it is one ("yellow")
+    and in CSS's functional notation ("rgb(255, 255, 0)"): the forms people and design tools
+    say. No fact is needed: "#" and six hex digits is a colour."""
+    found = _HEX.fullmatch(value)
+    if found is None:
+        return []
+    digits = found.group(1).upper()
+    digits = "".join(c * 2 for c in digits) if len(digits) == 3 else digits
+    rgb = tuple(int(digits[i:i + 2], 16) for i in (0, 2, 4))
+    names = {h.upper(): n for n, h in words(FORMS)["basic_colours"].items()}
+    out = []
+    if (name := names.get(f"#{digits}")) is not None:
+        out.append(Named("colour", name, rf"\b{name}\b"))
+    shown, mark = ", ".join(str(c) for c in rgb), r"\s*,\s*".join(str(c) for c in rgb)
+    out.append(Named("colour", f"rgb({shown})", rf"\brgb\s*\(\s*{mark}\s*\)"))
+    return out
+
+
+def code_names(value: Any, about: str) -> list[Named]:
+    """Every name people say for the code ``value``: :func:`code_name`'s, or a hex colour's
+    (:func:`colour_names`)."""
+    if not isinstance(value, str):
+        return []
+    single = code_name(value, about)
+    return [single] if single is not None else colour_names(value.strip())
+
+
 def code_name(value: Any, about: str) -> Named | None:
     """The name people say for the code ``value`` (a zone, a country, a currency), where the
     facts in ``about`` (the parameter's name, description and facts) show the kind; None for
@@ -134,4 +168,4 @@ def code_name(value: Any, about: str) -> Named | None:
     return None
 
 
-__all__ = ["Named", "code_name", "kind_shown", "zone_name"]
+__all__ = ["Named", "code_name", "code_names", "colour_names", "kind_shown", "zone_name"]

@@ -76,3 +76,17 @@ def test_the_code_counts_as_written_only_in_its_own_case():
     assert written and "the code the tool takes" in written[0]
     missing = form_problems(form, "US", "Ship 500 g to America.", label, others)
     assert missing and "United States" in missing[0]
+
+
+def test_a_hex_colour_is_said_by_its_basic_name_and_in_rgb_notation():
+    white, rgb = everyday_forms("#FFFFFF", "", "")
+    assert (white.text, rgb.text) == ("white", "rgb(255, 255, 255)")
+    assert white.said_in("White text on a #000000 page") and white.exact_code
+    assert rgb.said_in("rgb(255,255,255) on black") and not rgb.said_in("rgb(255, 0, 0)")
+    assert [f.text for f in everyday_forms("#ff0", "", "")] == ["yellow", "rgb(255, 255, 0)"]
+    assert [f.text for f in everyday_forms("#1a73e8", "", "")] == ["rgb(26, 115, 232)"]
+    assert everyday_forms("#12345", "", "") == []        # no colour
+    others = Invocation("contrast", {"background": "#000000"})
+    written = form_problems(white, "#FFFFFF", "Is white (#FFFFFF) readable on #000000?",
+                            "foreground", others)
+    assert written and "the code the tool takes" in written[0]
