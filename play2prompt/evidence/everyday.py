@@ -47,6 +47,8 @@ class Form:
     #                                 says the round share nearest to it: 86 for 85.5)
     exact_code: bool = False        # the call's value is a code, written as given only in its
     #                                 own case ("US", not the word "us")
+    standard: str = ""              # the standard the code follows ("a two-letter country
+    #                                 code (ISO 3166-1), not the country's name")
 
     def said_in(self, query: str) -> bool:
         if any(not value_in_text(n, query) for n in self.numbers):
@@ -229,7 +231,7 @@ def named_forms(value: str, about: str) -> list[Form]:
     America/New_York, Germany for DE, Euro for EUR, white and rgb(255, 255, 255) for
     #FFFFFF): the request must say the name, and the code, written in its own case, not at
     all."""
-    return [Form(f"{n.kind} name", n.name, (), n.mark, exact_code=True)
+    return [Form(f"{n.kind} name", n.name, (), n.mark, exact_code=True, standard=n.standard)
             for n in code_names(value, about)]
 
 

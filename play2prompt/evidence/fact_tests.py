@@ -283,8 +283,7 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
         tested += list(zip(moved, more))
         found += more
     for target, ex in tested:   # a conversion code checked, as a worked example
-        fact = conversion_fact(ex, target) if ex is not None else None
-        if fact is not None:
+        for fact in conversion_facts(ex, target) if ex is not None else []:
             book.add(fact)
     seen: set[str] = {ex.query.strip().lower() for ex in examples}
     out = []
@@ -341,18 +340,22 @@ def harder_forms(later: Sequence[FactTarget],
     return out
 
 
-def conversion_fact(test: Example, target: FactTarget) -> Fact | None:
-    """What a fact test whose form code made shows, as a worked example for the docs:
-    "For example, 1.75 metres is 175." (the test's call; held out with it). None when the
-    value had no code-made form (a re-reading verified it)."""
+def conversion_facts(test: Example, target: FactTarget) -> list[Fact]:
+    """What a fact test whose form code made shows, for the docs: the standard its value
+    follows, where it is a standard's code ("destination takes a two-letter country code (ISO
+    3166-1), not the country's name."), and a worked example: "For example, 1.75 metres is
+    175." (the test's call; held out with it). None when the value had no code-made form (a
+    re-reading verified it)."""
     value = test.invocation.arguments.get(target.param)
     form = None if target.form else target.code_form(value)   # a variant's form converts none
     if form is None or isinstance(value, bool):
-        return None
+        return []
     shown = json.dumps(value, ensure_ascii=False)
-    return Fact(target.param, "rule", f"For example, {form.text} is {shown}.",
-                ("converts", form.text, shown), f"{test.invocation.to_python()[:200]}",
-                test.invocation.key())
+    made = (f"{test.invocation.to_python()[:200]}", test.invocation.key())
+    out = [Fact(target.param, "rule", f"{target.param} takes {form.standard}.",
+                ("standard", form.standard), *made)] if form.standard else []
+    return [*out, Fact(target.param, "rule", f"For example, {form.text} is {shown}.",
+                       ("converts", form.text, shown), *made)]
 
 
 def fact_test_stats(tests: Sequence[Example]) -> dict[str, int]:
@@ -381,6 +384,6 @@ def fact_tests_for(config: Any) -> FactTests:
     return WriteFactTests() if FACT_TESTS in active(config) else NoFactTests()
 
 
-__all__ = ["FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_fact",
+__all__ = ["FactTestWriter", "NoFactTests", "WriteFactTests", "conversion_facts",
            "fact_test_stats", "fact_tests_for", "harder_forms", "split_waves",
            "write_fact_tests"]

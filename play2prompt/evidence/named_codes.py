@@ -33,6 +33,10 @@ FORMS = "everyday_forms.json"   # the basic colour keywords
 _HEX = re.compile(r"#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})")
 _QUOTED = re.compile(r"""['"]([^'"\n]{2,40})['"]""")
 _LISTED = re.compile(r"One of:\s*([^.]*)")
+STANDARDS = {"zone": "an IANA time zone name ('Region/City'), not a city or an abbreviation",
+             "country": "a two-letter country code (ISO 3166-1), not the country's name",
+             "currency": "a three-letter currency code (ISO 4217), not the currency's name",
+             "colour": "a hex colour ('#RRGGBB'), not a colour's name or rgb()"}
 _KIND_WORDS = {"country": r"\b(?:countr|nation)", "currency": r"\b(?:currenc|money)"}
 _CODE = {"country": re.compile(r"[A-Z]{2}"), "currency": re.compile(r"[A-Z]{3}")}
 
@@ -45,6 +49,12 @@ class Named:
     kind: str
     name: str
     mark: str
+
+    @property
+    def standard(self) -> str:
+        """What the code is, as a doc says it ("a two-letter country code (ISO 3166-1), not
+        the country's name")."""
+        return STANDARDS[self.kind]
 
 
 @lru_cache(maxsize=1)
@@ -168,4 +178,5 @@ def code_name(value: Any, about: str) -> Named | None:
     return None
 
 
-__all__ = ["Named", "code_name", "code_names", "colour_names", "kind_shown", "zone_name"]
+__all__ = ["STANDARDS", "Named", "code_name", "code_names", "colour_names", "kind_shown",
+           "zone_name"]
