@@ -17,6 +17,7 @@ from play2prompt.evidence.names import (
     DESCRIBE,
     DESCRIBE_CHECK,
     EVIDENCE,
+    FORMAT_PROBES,
     KNOWN_OPERATIONS,
     REQUEST_PARTS,
     SET_CHECK,
@@ -84,11 +85,12 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     # own tests call them); ``request-parts`` only writes where no draft passed, and the fake's
     # drafts pass (tests/method/test_requests.py calls it); ``unasked-tests`` counts the
     # variants it adds, and the fake's few verified calls leave it none here
-    # (tests/evidence/test_variants.py makes one)
+    # (tests/evidence/test_variants.py makes one); ``format-probes`` only tries where no call
+    # of a tool has worked, and the fake's first calls work (tests/evidence/test_formats.py)
     uses = _uses(result)
     assert {n for n, k in uses.items() if k} == set(EVIDENCE) - {
         DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES, REQUEST_PARTS,
-        UNASKED_TESTS}, uses
+        UNASKED_TESTS, FORMAT_PROBES}, uses
     assert uses[DESCRIBE] == 0
 
 
