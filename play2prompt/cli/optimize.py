@@ -68,7 +68,7 @@ def optimize_command(
              "fact-tests, unasked-tests, describe, describe-check, known-operations, "
              "output-units, set-check; none: the paper's method exactly (default: all but "
              "doc-completion, which measured no effect, and value-probes, request-parts, "
-             "unasked-tests, known-operations, output-units and format-probes)"),
+             "unasked-tests, known-operations and output-units)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),

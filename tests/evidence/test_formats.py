@@ -101,9 +101,10 @@ def test_blame_goes_to_the_text_the_error_quotes_else_names():
         ["12:30", "12:30:00", "2024-01-15"]
 
 
-def test_off_by_default_and_nothing_tried_without_it(make_engine):
-    assert FORMAT_PROBES not in DEFAULT_EVIDENCE
+def test_on_by_default_and_nothing_tried_without_it(make_engine):
+    assert FORMAT_PROBES in DEFAULT_EVIDENCE
     _, prober = _probe(make_engine, _tool("pace", distance="number", time="string"),
-                       {"distance": 5, "time": "2 hours"}, evidence=DEFAULT_EVIDENCE)
+                       {"distance": 5, "time": "2 hours"},
+                       evidence=tuple(n for n in DEFAULT_EVIDENCE if n != FORMAT_PROBES))
     assert prober.engine.uses[FORMAT_PROBES] == 0
     assert not [r for r in prober.repaired if r.how == "formatting"]
