@@ -344,7 +344,7 @@ def conversion_facts(test: Example, target: FactTarget) -> list[Fact]:
     """What a fact test whose form code made shows, for the docs: the standard its value
     follows, where it is a standard's code ("destination takes a two-letter country code (ISO
     3166-1), not the country's name."), and a worked example: "For example, 1.75 metres is
-    175." (the test's call; held out with it). None when the value had no code-made form (a
+    175." (the test's call; held out with it). Nothing when the value had no code-made form (a
     re-reading verified it)."""
     value = test.invocation.arguments.get(target.param)
     form = None if target.form else target.code_form(value)   # a variant's form converts none

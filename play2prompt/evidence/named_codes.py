@@ -15,9 +15,9 @@ A country or currency code is also a word or another code ("CA" is California's,
 a word), so it is taken for one only where the facts say which: the parameter's name, its
 description or its facts name the kind ("destination country"), or they quote a name of that
 kind ("'Canada' is rejected"), two other codes of it (the tool took 'GB' and 'DE' too), or
-every other value they list or quote is a code of it. The
-standards are the maintained ones (the stdlib's tz database, pycountry's ISO tables), not a
-list kept here.
+every other value they list or quote is a code of it. The standards are the maintained ones
+(the stdlib's tz database, pycountry's ISO tables), not a list kept here; the colour keywords
+are CSS's sixteen basic ones (data), not CSS4's 148, which people do not say ("whitesmoke").
 """
 
 from __future__ import annotations
