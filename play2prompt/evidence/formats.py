@@ -42,7 +42,6 @@ class Formatted:
     invocation: Invocation
     observation: Observation
     works: bool
-    confirms: bool = False   # another value of a format that ran, run to confirm it
 
 
 def blamed(tool: Tool, inv: Invocation, error: str) -> str | None:
@@ -110,7 +109,7 @@ async def _confirm(engine: Engine, won: Formatted, fmt: str) -> list[Formatted]:
     calls = [Invocation(won.invocation.name, {**won.invocation.arguments, won.param: v})
              for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
-    return [Formatted(won.param, c, seen(o, engine.scrubber), _runs(o), confirms=True)
+    return [Formatted(won.param, c, seen(o, engine.scrubber), _runs(o))
             for c, o in zip(calls, raw)]
 
 

@@ -71,37 +71,25 @@ def zone_name(value: str) -> Named | None:
     return Named("zone", f"{place} time", rf"\b{re.escape(place)}\b")
 
 
-def _country(text: str, names_only: bool = False) -> Any:
-    """The country ``text`` names or codes (``names_only``: names, not codes)."""
+def _record(kind: str, text: str, names_only: bool = False) -> Any:
+    """The country or currency ``text`` names or codes in pycountry's table (``names_only``:
+    names, not codes); no currency fund, metal or test code (X..)."""
     import pycountry
     if names_only and re.fullmatch(r"[A-Z]{2,3}|\d{3}", text):
         return None
+    table = pycountry.countries if kind == "country" else pycountry.currencies
     try:
-        return pycountry.countries.lookup(text)
+        found = table.lookup(text)
     except LookupError:
         return None
-
-
-def _currency(text: str, names_only: bool = False) -> Any:
-    """The currency ``text`` names or codes, but funds, metals and test codes."""
-    import pycountry
-    if names_only and re.fullmatch(r"[A-Z]{3}|\d{3}", text):
-        return None
-    try:
-        found = pycountry.currencies.lookup(text)
-    except LookupError:
-        return None
-    return None if found.alpha_3.startswith("X") else found    # funds, metals, testing
-
-
-_LOOKUP = {"country": _country, "currency": _currency}
+    return None if kind == "currency" and found.alpha_3.startswith("X") else found
 
 
 def _code_of(kind: str, value: str) -> Any:
     """The standard's record of ``value`` when it is written as that kind's code."""
     if not _CODE[kind].fullmatch(value):
         return None
-    found = _LOOKUP[kind](value)
+    found = _record(kind, value)
     if found is None:
         return None
     code = found.alpha_2 if kind == "country" else found.alpha_3
@@ -124,7 +112,7 @@ def kind_shown(kind: str, value: str, about: str) -> bool:
     for listing in _LISTED.findall(about):
         quoted |= {v.strip() for v in listing.split(",")}
     quoted.discard(value)
-    if any(_LOOKUP[kind](q, names_only=True) is not None for q in quoted):
+    if any(_record(kind, q, names_only=True) is not None for q in quoted):
         return True
     codes = sum(_code_of(kind, q) is not None for q in quoted)
     return codes >= 2 or bool(quoted) and codes == len(quoted)
