@@ -24,7 +24,7 @@ from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.evidence.named_codes import code_names
-from play2prompt.method.rewards import percent_pattern, value_in_text
+from play2prompt.method.rewards import per_year_words, percent_pattern, value_in_text
 from play2prompt.numeric import is_number
 
 DATA = "everyday_forms.json"
@@ -235,17 +235,31 @@ def named_forms(value: str, about: str) -> list[Form]:
             for n in code_names(value, about)]
 
 
-def everyday_forms(value: Any, rule: str, about: str = "") -> list[Form]:
+def per_year_form(value: Any, name: str) -> Form | None:
+    """A count a year said as how often ("monthly" for 12) where the parameter's ``name`` says
+    it counts times a year (``compounding``): the request must say how often, not the
+    number."""
+    said = per_year_words(name, value)
+    if said is None:
+        return None
+    first = said.split("|")[0]
+    return Form("how often", first, (), rf"\b(?:{said})\b",
+                standard=f"the number of times a year ({value:g} for {first})")
+
+
+def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> list[Form]:
     """Every form code can make for ``value`` under ``rule``, :func:`everyday_form`'s first;
     for a standard code (a time zone, a country, a currency), its name where ``about`` (the
     parameter's name, description and facts) shows the kind
-    (:func:`~play2prompt.evidence.named_codes.code_names`)."""
+    (:func:`~play2prompt.evidence.named_codes.code_names`); for a count a year of the
+    parameter ``name``, how often (:func:`per_year_form`)."""
     if isinstance(value, str):
         form = everyday_form(value, rule)
         return [form] if form is not None else named_forms(value, f"{about} {rule}")
-    return number_forms(value, rule)
+    often = per_year_form(value, name)
+    return [often] if often is not None else number_forms(value, rule)
 
 
 __all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "named_forms", "number_form",
-           "number_forms", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value",
-           "unit_words"]
+           "number_forms", "per_year_form", "ratio_form", "sign_form", "text_form", "tool_unit",
+           "typical_value", "unit_words"]

@@ -15,7 +15,7 @@ from play2prompt.evidence.everyday import Form, everyday_forms
 from play2prompt.evidence.facts import FactBook
 from play2prompt.method.example_search import Example
 from play2prompt.method.requests import says_as_given
-from play2prompt.method.rewards import value_in_text, whole_word
+from play2prompt.method.rewards import per_year_words, value_in_text, whole_word
 from play2prompt.tools.model import Invocation, Tool
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -43,7 +43,7 @@ class FactTarget:
         as a percentage and a ratio in turn); None when code makes none."""
         if self.form is not None:
             return self.form
-        forms = everyday_forms(value, self.rule, self.about)
+        forms = everyday_forms(value, self.rule, self.about, self.param)
         return forms[self.nth % len(forms)] if forms else None
 
 
@@ -52,16 +52,18 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     """Up to ``budget`` (example, parameter) pairs: parameters with a fact that says another
     form (a unit, a scale, a format: :func:`~play2prompt.evidence.everyday.everyday_form`, or
     a list of accepted values), round-robin, each with the verified examples whose call sets
-    it, best first. A fact with no other form ("must be positive") tests nothing."""
+    it, best first. A fact with no other form ("must be positive") tests nothing; a count a
+    year (``compounding``) is said as how often with or without a fact."""
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
-    rules = {p: r for p, r in rules.items() if r}
+    rules = {p: r for p, r in rules.items() if r or per_year_words(p, 12)}  # a count a year
+    #                                           is said as how often without a fact about it
     about = {p: f"{p.replace('_', ' ')} {tool.doc.params.get(p, '')} "
                 f"{' '.join(book.sentences(p))} "
                 f"{' '.join(repr(v) for v in book.examples(p, 10))}" for p in rules}
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)
-        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p], about[p]))
+        return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p], about[p], p))
 
     queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments
                   and not ex.fact and testable(p, ex)] for p in rules}

@@ -296,7 +296,7 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
 
 def _forms(target: FactTarget) -> int:
     return len(everyday_forms(target.example.invocation.arguments.get(target.param),
-                              target.rule, target.about))
+                              target.rule, target.about, target.param))
 
 
 Indexed = list[tuple[int, FactTarget]]

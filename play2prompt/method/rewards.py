@@ -102,17 +102,37 @@ def said_as_percent(value: Any, text: str) -> bool:
     return any_is(re.findall(said, in_digits(text), re.I), value * 100)
 
 
+def per_year_words(name: str, value: Any) -> str | None:
+    """The words that say ``value`` times a year ("monthly|every month" for 12), where the
+    parameter ``name`` says it counts times a year (``compounding``, ``payments_per_year``);
+    None otherwise."""
+    data = words(EVERYDAY)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not re.search(data["per_year_params"], name, re.I) or value != int(value):
+        return None
+    return data["per_year"].get(str(int(value)))
+
+
+def said_per_year(name: str, value: Any, text: str) -> bool:
+    """A count a year said as how often ("compounded monthly" for ``compounding=12``)."""
+    said = per_year_words(name, value)
+    return said is not None and re.search(rf"\b(?:{said})\b", text, re.I) is not None
+
+
 def missing_numbers(query: str, inv: Invocation) -> list[str]:
     """The numbers of the call the request does not write out (by value: "1,500" is 1500; a
-    fraction may be said as a percentage, "5 %" for 0.05, as people say it). Other scale and
-    unit slips ("5" for 0.05) are where small models go wrong, so a number must otherwise be
-    written as the call has it; whether "5 %" meant 0.05 is the re-reading's to check."""
-    return [str(v) for v in _numbers(inv)
-            if not value_in_text(v, query) and not said_as_percent(v, query)]
+    fraction may be said as a percentage, "5 %" for 0.05, and a count a year as how often,
+    "monthly" for 12 compounding periods, as people say them). Other scale and unit slips
+    ("5" for 0.05) are where small models go wrong, so a number must otherwise be written as
+    the call has it; whether "5 %" meant 0.05 is the re-reading's to check."""
+    return [str(v) for name, v in _numbers(inv)
+            if not value_in_text(v, query) and not said_as_percent(v, query)
+            and not said_per_year(name, v, query)]
 
 
-def _numbers(inv: Invocation) -> list[Any]:
-    return [v for v in leaf_values(dict(inv.arguments)) if is_number(v)]
+def _numbers(inv: Invocation) -> list[tuple[str, Any]]:
+    return [(name, v) for name, value in inv.arguments.items()
+            for v in leaf_values(value) if is_number(v)]
 
 
 def check_query(query: str, invocation: Invocation) -> QueryChecks:

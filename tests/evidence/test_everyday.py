@@ -109,3 +109,16 @@ def test_a_share_is_said_as_a_ratio_too_rounded_to_a_whole_count():
     assert not ratio.said_in("I scored 43 and 50 people")
     assert everyday_forms(175, "Height is in centimetres")[0].text == "1.75 metres"
     assert everyday_forms(100, "score is a percentage")[1:] == []   # 100 % is no share
+
+
+def test_a_count_a_year_is_said_as_how_often_where_the_name_says_it_counts_one():
+    quarterly = everyday_forms(4, "One of: 1, 2, 4, 12.", "compounding", "compounding")
+    assert [f.text for f in quarterly] == ["quarterly"]
+    form = quarterly[0]
+    assert form.said_in("5,000 at 3 %, compounded quarterly, for 5 years")
+    assert form.said_in("interest added every three months")
+    assert not form.said_in("5,000 at 3 %, compounded monthly")
+    assert "times a year" in form.standard and "4 for quarterly" in form.standard
+    assert everyday_forms(12, "", "payments per year", "payments_per_year")[0].text == "monthly"
+    assert everyday_forms(4, "", "years", "years") == []            # not a count a year
+    assert everyday_forms(5, "", "compounding", "compounding") == []  # no word for 5 a year

@@ -375,3 +375,24 @@ def test_a_shares_later_tests_say_the_form_the_original_doc_failed(example_tools
     tests = asyncio.run(write_fact_tests(loan, engine, space, examples))
     forms = [("out of" in t.query, t.r_e) for t in tests]
     assert forms == [(False, 0.0), (True, 1.0), (True, 1.0), (True, 1.0)]
+
+
+def test_a_count_a_year_is_a_target_without_a_fact_and_its_test_says_how_often():
+    from play2prompt.evidence.fact_targets import form_problems
+    from play2prompt.method.example_search import Example as Ex
+    from play2prompt.tools.model import Observation, Tool
+
+    savings = Tool("savings", "Savings growth.", {"type": "object", "properties": {
+        "principal": {"type": "number"}, "compounding": {"type": "integer"}}})
+    inv = Invocation("savings", {"principal": 1000, "compounding": 4})
+    ex = Ex("savings", "1000 compounded 4 times a year", inv,
+            Observation(True, {"balance": 1030.0}), "", 3.0, 0.0, 3.0, solved=True)
+    targets = plan_targets(savings, [ex], FactBook(savings), 4)
+    assert [t.param for t in targets] == ["compounding"]      # no fact about it: its name
+    form = targets[0].code_form(4)
+    assert form is not None and form.text == "quarterly"
+    others = Invocation("savings", {"principal": 1000})
+    assert form_problems(form, 4, "Grow 1000 at 3 %, compounded quarterly.", "compounding",
+                         others) == []
+    assert form_problems(form, 4, "Grow 1000 at 3 %, compounded 4 times a year.",
+                         "compounding", others)                # not how often: rejected

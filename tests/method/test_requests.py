@@ -114,6 +114,21 @@ def test_numbers_must_be_written_as_the_call_has_them():
     assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == []
 
 
+def test_a_count_a_year_may_be_said_as_how_often():
+    from play2prompt.method.rewards import missing_numbers
+
+    inv = Invocation("savings", {"principal": 5000, "annual_rate": 5, "years": 10,
+                                 "compounding": 12})
+    assert missing_numbers("5,000 at 5% for 10 years, compounded monthly", inv) == []
+    assert missing_numbers("5,000 at 5% for 10 years, compounded quarterly", inv) == ["12"]
+    yearly = Invocation("savings", {"principal": 5000, "annual_rate": 5, "compounding": 1})
+    assert missing_numbers("5,000 at a yearly rate of 5%", yearly) == ["1"]   # a rate, no count
+    assert missing_numbers("5,000 at 5%, compounded once a year", yearly) == []
+    # only where the parameter's name says it counts times a year
+    months = Invocation("loan", {"principal": 5000, "months": 12})
+    assert missing_numbers("monthly payment on 5,000", months) == ["12"]
+
+
 def test_switches_the_request_contradicts_are_found():
     from play2prompt.evidence.gates import flag_conflicts
 
