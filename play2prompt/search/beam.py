@@ -85,14 +85,15 @@ async def beam_search(
         if _settled(space, history):
             result.stopped_early = True
             break
-        if beam:
-            groups = await asyncio.gather(*(_propose_scored(space, node, expand, iteration)
-                                            for node in beam))
-            children = [node for group in groups for node in group]
-        else:
-            # Nothing survived (e.g. no valid item yet): restart from the root with the budget
-            # this round would have spent on children.
-            children = await _propose_scored(space, None, initial or width, iteration)
+        proposals = [_propose_scored(space, node, expand, iteration) for node in beam]
+        if len(beam) < width:
+            # A beam short of its width (an item of the round before was not valid, or none
+            # was): its empty places propose from the root, so each round spends the budget
+            # of a full beam, W x L (SearchSettings.budget).
+            proposals.append(_propose_scored(space, None, (width - len(beam)) * expand,
+                                             iteration))
+        groups = await asyncio.gather(*proposals)
+        children = [node for group in groups for node in group]
         history.extend(children)
         pool = (beam + children) if keep_parents else (children or beam)
         beam = top(pool, width)

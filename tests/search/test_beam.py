@@ -79,5 +79,18 @@ def test_empty_beam_restarts_from_the_root():
 
     space = FailsFirst()
     res = asyncio.run(beam_search(space, width=2, expand=3, depth=2))
-    assert space.calls[:2] == [(None, 2, 0), (None, 2, 1)]   # the restart is a root proposal
+    # the restart is a root proposal with the round's budget: a full beam's children
+    assert space.calls[:2] == [(None, 2, 0), (None, 6, 1)]
     assert [c[2] for c in space.calls[2:]] == [2, 2] and len(res.beam) == 2
+
+
+def test_a_short_beam_fills_its_empty_places_from_the_root():
+    class OneValid(Numbers):
+        async def propose(self, parent, count, iteration, node_ids):
+            self.calls.append((parent.item if parent else None, count, iteration))
+            return [100 + iteration * 10 + j for j in range(1 if iteration == 0 else count)]
+
+    space = OneValid()
+    asyncio.run(beam_search(space, width=2, expand=3, depth=1))
+    # one of two places filled: its item's 3 children and 3 more from the root
+    assert sorted(space.calls[1:], key=str) == sorted([(100, 3, 1), (None, 3, 1)], key=str)
