@@ -91,7 +91,7 @@ def test_an_inconsistent_request_is_gated(example_tools, make_engine):
 
 def test_a_draft_failing_the_gates_is_redrawn_and_told_why(loan, make_engine):
     args = {"principal": 20000, "annual_rate": 5, "years": 4}
-    gen = FakeLM(replies=[{"query": "loan_payment(principal=20000)"},
+    gen = FakeLM(replies=[{"query": "loan payment"},
                           {"query": "I borrow 20000 at 5 percent for 4 years; monthly cost?"}],
                  rules=[(REREAD, args)])
     engine = make_engine([loan], gen)
@@ -112,6 +112,17 @@ def test_numbers_must_be_written_as_the_call_has_them():
     # "5%" for 0.05 is how people say it: stated (whether the tool takes 5 or 0.05 is for the
     # re-reading to find, and makes the example difficult, issue 27)
     assert missing_numbers("a 200,000 loan at 5% over 10 years", inv) == []
+
+
+def test_the_request_schema_leaves_out_the_characters_of_code():
+    import jsonschema
+
+    from play2prompt.method.requests import QUERY_SCHEMA
+
+    jsonschema.validate({"query": "Convert 8 metres to km, please"}, QUERY_SCHEMA)
+    for code in ("convert_units(value=5.5)", "loan payment {principal: 5}", "sum of [1, 2]"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"query": code}, QUERY_SCHEMA)
 
 
 def test_a_count_a_year_may_be_said_as_how_often():
