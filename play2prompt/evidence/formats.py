@@ -6,8 +6,10 @@ a small generator writes what people say ("2 hours", "New York") and the tool an
 time '2 hours'" or "no rates for destination 'New York'": the value is wrong, and the error
 does not say what would be right. Code then tries, in place of the text the error quotes, a
 value of each standard format in turn (``data/text_formats.json``: ISO 8601 dates, times and
-durations, ISO country and currency codes, IANA zones, language tags, hex colours); where the
-tool listed the values it takes, those instead. A call whose error moves on to another text
+durations, ISO country and currency codes, IANA zones, language tags, hex colours), after the
+text's own code where it names one ("Canada" as "CA", "Euro" as "EUR", "Tokyo" as
+"Asia/Tokyo": the call keeps its meaning); where the tool listed the values it takes, those
+instead. A call whose error moves on to another text
 ("no rates for destination" once the service is one the tool lists) is the next start, a few
 steps at most. A value that runs makes a repaired call, a valid call found by code
 (:class:`~play2prompt.evidence.probes.Prober` keeps it); two more values of its format are
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import FactBook, seen
+from play2prompt.evidence.named_codes import codes_of
 from play2prompt.method.play import code_verdict
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -33,6 +36,7 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
 DATA = "text_formats.json"
 MAX_STEPS = 3       # texts fixed one after another in one call
 MAX_LISTED = 3      # listed values tried for a text the tool lists
+CONFIRMED = 3       # values of a format that ran, the winner's included
 
 
 @dataclass(frozen=True)
@@ -60,13 +64,16 @@ def blamed(tool: Tool, inv: Invocation, error: str) -> str | None:
 
 
 def candidates(book: FactBook, param: str, value: Any) -> list[tuple[str, str]]:
-    """(format, value) pairs to try for ``param``: the values the tool listed, else the first
-    value of each standard format."""
+    """(format, value) pairs to try for ``param``: the values the tool listed, else the
+    refused text's own standard codes where it names one ("Canada" as "CA": the same meaning,
+    :func:`~play2prompt.evidence.named_codes.codes_of`), then the first value of each standard
+    format."""
     listed = book.accepted(param)
     if listed:
         return [("listed", v) for v in listed[:MAX_LISTED] if v != value]
-    return [(name, values[0]) for name, values in words(DATA)["formats"].items()
-            if values[0] != value]
+    own = codes_of(value) if isinstance(value, str) else []
+    return [*own, *((name, values[0]) for name, values in words(DATA)["formats"].items()
+                    if values[0] != value and (name, values[0]) not in own)]
 
 
 def _runs(obs: Observation) -> bool:
@@ -93,7 +100,7 @@ async def probe_formats(tool: Tool, engine: Engine, start: Invocation, start_obs
         tried += step
         won = next(((fmt, f) for (fmt, _), f in zip(pairs, step) if f.works), None)
         if won is not None:
-            tried += await _confirm(engine, won[1], won[0])
+            tried += await _confirm(engine, won[1], won[0], step)
             break
         moved = next((f for f in step if blamed(tool, f.invocation, f.observation.error or "")
                       not in (param, None)), None)
@@ -103,9 +110,14 @@ async def probe_formats(tool: Tool, engine: Engine, start: Invocation, start_obs
     return tried
 
 
-async def _confirm(engine: Engine, won: Formatted, fmt: str) -> list[Formatted]:
-    """The other values of the format that ran, each in the call that ran."""
-    values = words(DATA)["formats"].get(fmt, [])[1:]
+async def _confirm(engine: Engine, won: Formatted, fmt: str,
+                   step: list[Formatted]) -> list[Formatted]:
+    """More values of the format that ran, each in the call that ran, until
+    :data:`CONFIRMED` of them ran; one its step ran already counts (no call made twice)."""
+    same = words(DATA)["formats"].get(fmt, [])
+    ran = {won.invocation.arguments.get(won.param)} | {
+        v for f in step if f.works and (v := f.invocation.arguments.get(won.param)) in same}
+    values = [v for v in same if v not in ran][:max(0, CONFIRMED - len(ran))]
     calls = [Invocation(won.invocation.name, {**won.invocation.arguments, won.param: v})
              for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))

@@ -85,6 +85,24 @@ def _record(kind: str, text: str, names_only: bool = False) -> Any:
     return None if kind == "currency" and found.alpha_3.startswith("X") else found
 
 
+def codes_of(text: str) -> list[tuple[str, str]]:
+    """The standard codes a name (or another code) stands for, as (format, code): "Canada" ->
+    ("country", "CA"), "USA" -> ("country", "US"), "Euro" -> ("currency", "EUR"), "New York"
+    -> ("zone", "America/New_York"). The same meaning in the standard's form: what a refused
+    text is tried as first (:mod:`play2prompt.evidence.formats`). None for a code as it is."""
+    text = text.strip()
+    out = []
+    for kind in ("country", "currency"):
+        found = _record(kind, text) if len(text) > 1 else None
+        code = None if found is None else found.alpha_2 if kind == "country" else found.alpha_3
+        if code is not None and code != text:
+            out.append((kind, code))
+    place = re.sub(r"\s+", "_", text).lower()
+    zones = sorted(z for z in _zones() if "/" in z and not z.startswith("Etc/")
+                   and z.rsplit("/", 1)[1].lower() == place)
+    return out + [("zone", zones[0])] if zones else out
+
+
 def _code_of(kind: str, value: str) -> Any:
     """The standard's record of ``value`` when it is written as that kind's code."""
     if not _CODE[kind].fullmatch(value):

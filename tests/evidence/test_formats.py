@@ -97,8 +97,22 @@ def test_blame_goes_to_the_text_the_error_quotes_else_names():
     assert blamed(tool, call, "destination must be a code") == "destination"
     assert blamed(tool, call, "weight out of range") is None      # a number: not a text
     book = FactBook(tool)
+    # the text's own code first (the same meaning), then each standard format's first value
     assert [v for _, v in candidates(book, "destination", "Paris")][:3] == \
-        ["12:30", "12:30:00", "2024-01-15"]
+        ["Europe/Paris", "12:30", "12:30:00"]
+    assert candidates(book, "destination", "Canada")[0] == ("country", "CA")
+
+
+def test_a_refused_country_name_runs_as_its_own_code(make_engine):
+    """'Germany' refused: DE, its own code, is tried first and runs; the call keeps its
+    meaning (not some other country's code)."""
+    _, prober = _probe(make_engine,
+                       _tool("ship", weight="integer", service="string",
+                             destination="string"),
+                       {"weight": 500, "service": "STD", "destination": "Germany"})
+    ran = [r.invocation.arguments["destination"] for r in prober.repaired
+           if r.how == "formatting"]
+    assert ran[0] == "DE" and len(ran) == 3
 
 
 def test_on_by_default_and_nothing_tried_without_it(make_engine):
