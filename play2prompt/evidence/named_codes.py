@@ -89,7 +89,8 @@ def codes_of(text: str) -> list[tuple[str, str]]:
     """The standard codes a name (or another code) stands for, as (format, code): "Canada" ->
     ("country", "CA"), "USA" -> ("country", "US"), "Euro" -> ("currency", "EUR"), "New York"
     -> ("zone", "America/New_York"). The same meaning in the standard's form: what a refused
-    text is tried as first (:mod:`play2prompt.evidence.formats`). None for a code as it is."""
+    text is tried as first (:mod:`play2prompt.evidence.formats`). Nothing for a code written as
+    its standard has it ("CA") or a text no table names."""
     text = text.strip()
     out = []
     for kind in ("country", "currency"):

@@ -10,6 +10,7 @@ graded well in the run's calibration.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -108,7 +109,8 @@ def per_year_words(name: str, value: Any) -> str | None:
     None otherwise."""
     data = words(EVERYDAY)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not re.search(data["per_year_params"], name, re.I) or value != int(value):
+            not math.isfinite(value) or value != int(value) or \
+            not re.search(data["per_year_params"], name, re.I):
         return None
     return data["per_year"].get(str(int(value)))
 
