@@ -109,8 +109,9 @@ def per_year_words(name: str, value: Any) -> str | None:
     None otherwise."""
     data = words(EVERYDAY)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not math.isfinite(value) or value != int(value) or \
             not re.search(data["per_year_params"], name, re.I):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         return None
     return data["per_year"].get(str(int(value)))
 

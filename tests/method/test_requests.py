@@ -138,6 +138,8 @@ def test_a_count_a_year_may_be_said_as_how_often():
     # only where the parameter's name says it counts times a year
     months = Invocation("loan", {"principal": 5000, "months": 12})
     assert missing_numbers("monthly payment on 5,000", months) == ["12"]
+    huge = Invocation("savings", {"compounding": 10 ** 400, "periods_per_year": float("inf")})
+    assert len(missing_numbers("compounded monthly", huge)) == 2   # no count a year, no error
 
 
 def test_switches_the_request_contradicts_are_found():
