@@ -24,7 +24,12 @@ from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.evidence.named_codes import code_names
-from play2prompt.method.rewards import per_year_words, percent_pattern, value_in_text
+from play2prompt.method.rewards import (
+    per_year_mark,
+    per_year_words,
+    percent_pattern,
+    value_in_text,
+)
 from play2prompt.numeric import is_number
 
 DATA = "everyday_forms.json"
@@ -239,11 +244,11 @@ def per_year_form(value: Any, name: str) -> Form | None:
     """A count a year said as how often ("monthly" for 12) where the parameter's ``name`` says
     it counts times a year (``compounding``): the request must say how often, not the
     number."""
-    said = per_year_words(name, value)
-    if said is None:
+    said, mark = per_year_words(name, value), per_year_mark(name, value)
+    if said is None or mark is None:
         return None
     first = said.split("|")[0]
-    return Form("how often", first, (), rf"\b(?:{said})\b",
+    return Form("how often", first, (), mark,
                 standard=f"the number of times a year ({value:g} for {first})")
 
 

@@ -15,7 +15,7 @@ from play2prompt.evidence.everyday import Form, everyday_forms
 from play2prompt.evidence.facts import FactBook
 from play2prompt.method.example_search import Example
 from play2prompt.method.requests import says_as_given
-from play2prompt.method.rewards import per_year_words, value_in_text, whole_word
+from play2prompt.method.rewards import counts_per_year, value_in_text, whole_word
 from play2prompt.tools.model import Invocation, Tool
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -55,8 +55,8 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     it, best first. A fact with no other form ("must be positive") tests nothing; a count a
     year (``compounding``) is said as how often with or without a fact."""
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
-    rules = {p: r for p, r in rules.items() if r or per_year_words(p, 12)}  # a count a year
-    #                                           is said as how often without a fact about it
+    # a count a year is said as how often without a fact about it
+    rules = {p: r for p, r in rules.items() if r or counts_per_year(p)}
     about = {p: f"{p.replace('_', ' ')} {tool.doc.params.get(p, '')} "
                 f"{' '.join(book.sentences(p))} "
                 f"{' '.join(repr(v) for v in book.examples(p, 10))}" for p in rules}

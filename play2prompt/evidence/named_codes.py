@@ -85,6 +85,11 @@ def _record(kind: str, text: str, names_only: bool = False) -> Any:
     return None if kind == "currency" and found.alpha_3.startswith("X") else found
 
 
+def _code(kind: str, record: Any) -> str:
+    """The code a country or currency record is written as: alpha-2, alpha-3."""
+    return record.alpha_2 if kind == "country" else record.alpha_3
+
+
 def codes_of(text: str) -> list[tuple[str, str]]:
     """The standard codes a name (or another code) stands for, as (format, code): "Canada" ->
     ("country", "CA"), "USA" -> ("country", "US"), "Euro" -> ("currency", "EUR"), "New York"
@@ -95,7 +100,7 @@ def codes_of(text: str) -> list[tuple[str, str]]:
     out = []
     for kind in ("country", "currency"):
         found = _record(kind, text) if len(text) > 1 else None
-        code = None if found is None else found.alpha_2 if kind == "country" else found.alpha_3
+        code = None if found is None else _code(kind, found)
         if code is not None and code != text:
             out.append((kind, code))
     place = re.sub(r"\s+", "_", text).lower()
@@ -111,8 +116,7 @@ def _code_of(kind: str, value: str) -> Any:
     found = _record(kind, value)
     if found is None:
         return None
-    code = found.alpha_2 if kind == "country" else found.alpha_3
-    return found if code == value else None
+    return found if _code(kind, found) == value else None
 
 
 def _name(kind: str, record: Any) -> str | None:

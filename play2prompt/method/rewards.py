@@ -103,23 +103,34 @@ def said_as_percent(value: Any, text: str) -> bool:
     return any_is(re.findall(said, in_digits(text), re.I), value * 100)
 
 
+def counts_per_year(name: str) -> bool:
+    """The parameter ``name`` says it counts times a year (``compounding``,
+    ``payments_per_year``)."""
+    return re.search(words(EVERYDAY)["per_year_params"], name, re.I) is not None
+
+
 def per_year_words(name: str, value: Any) -> str | None:
     """The words that say ``value`` times a year ("monthly|every month" for 12), where the
-    parameter ``name`` says it counts times a year (``compounding``, ``payments_per_year``);
-    None otherwise."""
-    data = words(EVERYDAY)
+    parameter ``name`` counts times a year (:func:`counts_per_year`); None otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not re.search(data["per_year_params"], name, re.I):
+            not counts_per_year(name):
         return None
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         return None
-    return data["per_year"].get(str(int(value)))
+    return words(EVERYDAY)["per_year"].get(str(int(value)))
+
+
+def per_year_mark(name: str, value: Any) -> str | None:
+    """The pattern (case-insensitive) a request says ``value`` times a year with: one of
+    :func:`per_year_words` as a whole word; None where there is none."""
+    said = per_year_words(name, value)
+    return None if said is None else rf"\b(?:{said})\b"
 
 
 def said_per_year(name: str, value: Any, text: str) -> bool:
     """A count a year said as how often ("compounded monthly" for ``compounding=12``)."""
-    said = per_year_words(name, value)
-    return said is not None and re.search(rf"\b(?:{said})\b", text, re.I) is not None
+    mark = per_year_mark(name, value)
+    return mark is not None and re.search(mark, text, re.I) is not None
 
 
 def missing_numbers(query: str, inv: Invocation) -> list[str]:
