@@ -88,8 +88,8 @@ def _no_secret(path: Path) -> str:
 @pytest.fixture
 def finished(project, monkeypatch):
     # the down endpoint must finish as a tool whose every call failed, so that the published
-    # files show what its failures leave; whether three identical failures stop a tool first
-    # depends on the order concurrent plays fail in (tests/tools: the health check)
+    # files show what its failures leave; the health check would stop it after three (its own
+    # tests are in tests/tools/test_health.py)
     from play2prompt.tools.health import ToolHealth
     monkeypatch.setattr(ToolHealth, "check", lambda self, obs, fail_after=3: None)
     runs = project / "runs"

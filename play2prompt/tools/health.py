@@ -41,9 +41,13 @@ class ToolCannotRun(UserError):
     """A tool whose executions all failed the same way for want of something it needs."""
 
 
+_VARYING = re.compile(r"0x[0-9a-f]+|\?[^\s)'\"]*|[0-9]+", re.I)
+
+
 def _signature(obs: Observation) -> str:
-    """What makes two failures the same: the type and the text without numbers (pids, times)."""
-    return f"{obs.error_type}:{re.sub(r'[0-9]+', '#', (obs.error or '')[:300])}"
+    """What makes two failures the same: the type and the text without what varies from call
+    to call (numbers such as pids and times, object addresses, a URL's query string)."""
+    return f"{obs.error_type}:{_VARYING.sub('#', (obs.error or '')[:300])}"
 
 
 def fix_for(obs: Observation) -> str:

@@ -98,3 +98,21 @@ def test_only_identical_failures_in_a_row_count():
 ])
 def test_the_fix_fits_the_cause(error, fix):
     assert fix in fix_for(Observation.failure("crash", error))
+
+
+def test_a_down_endpoint_fails_the_same_way_whatever_the_values():
+    # urllib3's text names the query and the connection object's address: neither makes two
+    # failures of an unreachable server different, so the stop does not depend on their order
+    def down(item: str, address: str) -> Observation:
+        return Observation.failure("unavailable", (
+            f"cannot reach http://127.0.0.1:9/x: HTTPConnectionPool(host='127.0.0.1', port=9): "
+            f"Max retries exceeded with url: /x?item={item} (Caused by NewConnectionError("
+            f"'<urllib3.connection.HTTPConnection object at {address}>: Failed to establish a "
+            f"new connection: [Errno 111] Connection refused'))"))
+
+    health = ToolHealth("down_item")
+    for item, address in (("pen", "0x7f3ab2c0"), ("ink%20pot", "0x7fe41d90"), ("a", "0xdeadbeef")):
+        health.record(down(item, address))
+    assert health.streak == FAIL_AFTER
+    with pytest.raises(ToolCannotRun, match="3 executions failed the same way"):
+        health.check(down("a", "0x1"))
