@@ -107,6 +107,18 @@ def default_compact_json() -> bool:
     return os.environ.get("P2P_EMBEDDED_COMPACT_JSON", "0").strip().lower() in ("1", "true", "yes")
 
 
+def default_strict_structured() -> bool:
+    """Structured output (a JSON schema, not a tool call) decoded by llguidance's grammar of
+    the schema, on one line (``P2P_EMBEDDED_STRICT_STRUCTURED=0`` turns it off). The runtime's
+    ``response_format`` path lets undeclared keys and short strings through: in run fresh-opq5
+    46 % of the characters the request writer (m3) generated were keys its schema does not
+    declare ("parameters", "expected", "response": a whole answer), each dropped unread. Tool
+    calls keep the ``response_format`` path: one-line JSON changed the task model's calls
+    (docs/results.md)."""
+    return os.environ.get("P2P_EMBEDDED_STRICT_STRUCTURED", "1").strip().lower() not in (
+        "0", "false", "no")
+
+
 def compact_grammar(schema: Any) -> str:
     """The llguidance grammar of ``schema`` with one-line JSON (no free whitespace)."""
     return "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": COMPACT})
@@ -150,7 +162,8 @@ class EmbeddedLM(LM):
     def __init__(self, spec: EmbeddedSpec | str = "", n_ctx: int | None = None,
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
                  cache_prompt: bool = True, speculative: str | None = None,
-                 compact_json: bool | None = None, cache_reuse: int = 0) -> None:
+                 compact_json: bool | None = None, cache_reuse: int = 0,
+                 strict_structured: bool | None = None) -> None:
         super().__init__()
         self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
@@ -163,6 +176,8 @@ class EmbeddedLM(LM):
         self.speculative = (check_speculative(speculative) if speculative
                             else default_speculative())
         self.compact_json = default_compact_json() if compact_json is None else compact_json
+        self.strict_structured = (default_strict_structured() if strict_structured is None
+                                  else strict_structured)
         self.max_concurrency = self.parallel
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
@@ -191,6 +206,7 @@ class EmbeddedLM(LM):
         """The weights' pinned sha256 (a catalogue model); a file given by path is identified
         by its path, size and modification time."""
         compact = ":compact-json" if self.compact_json else ""   # it changes the replies
+        compact += ":strict-structured" if self.strict_structured else ""   # so does this
         if self.spec.record is not None:
             return f"{self.spec.record.sha256}:{self.spec.tools_mode}{compact}"
         path = self.spec.path
@@ -229,7 +245,7 @@ class EmbeddedLM(LM):
         native = request.tools is not None and self.supports_tools
         emulated = request.tools is not None and not native
         req = emulate(request) if emulated else request
-        body = self._body(req)
+        body = self._body(req, structured=not emulated)
         server = await asyncio.to_thread(self._ensure)
         reply = await self._complete(server, body)
         if _schema_rejected(reply) and req.json_schema is not None:
@@ -258,7 +274,9 @@ class EmbeddedLM(LM):
                                            int(usage.get("completion_tokens", 0)),
                                            int(cached or 0)))
 
-    def _body(self, req: ChatRequest) -> dict[str, Any]:
+    def _body(self, req: ChatRequest, structured: bool = True) -> dict[str, Any]:
+        """The runtime's request. ``structured``: ``req.json_schema`` is the answer's own
+        schema, not an emulated tool call's (see :func:`default_strict_structured`)."""
         body: dict[str, Any] = {
             "messages": [dict(m) for m in req.messages],
             "max_tokens": req.max_tokens,
@@ -270,7 +288,8 @@ class EmbeddedLM(LM):
         }
         if req.stop:
             body["stop"] = list(req.stop)
-        if req.json_schema is not None and self.compact_json:
+        strict = self.compact_json or (structured and self.strict_structured)
+        if req.json_schema is not None and strict:
             body["grammar"] = compact_grammar(req.json_schema)
         elif req.json_schema is not None:
             body["response_format"] = {"type": "json_schema",
