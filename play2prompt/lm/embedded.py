@@ -205,15 +205,16 @@ class EmbeddedLM(LM):
     def fingerprint(self) -> str | None:
         """The weights' pinned sha256 (a catalogue model); a file given by path is identified
         by its path, size and modification time."""
-        compact = ":compact-json" if self.compact_json else ""   # it changes the replies
-        compact += ":strict-structured" if self.strict_structured else ""   # so does this
+        # the decoding settings that change the replies
+        modes = (":compact-json" if self.compact_json else "") + \
+            (":strict-structured" if self.strict_structured else "")
         if self.spec.record is not None:
-            return f"{self.spec.record.sha256}:{self.spec.tools_mode}{compact}"
+            return f"{self.spec.record.sha256}:{self.spec.tools_mode}{modes}"
         path = self.spec.path
         if path is None or not path.is_file():
             return None
         st = path.stat()
-        return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{self.spec.tools_mode}{compact}"
+        return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}:{self.spec.tools_mode}{modes}"
 
     @property
     def bench_name(self) -> str | None:
