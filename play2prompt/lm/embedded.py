@@ -104,7 +104,14 @@ def default_compact_json() -> bool:
     leaves the model no newline or indent between items, which it otherwise spends tokens on
     (``{\\n  "query": ...``). Off unless set: it changes what the model writes, so it is
     measured before it is a default (docs/results.md)."""
-    return os.environ.get("P2P_EMBEDDED_COMPACT_JSON", "0").strip().lower() in ("1", "true", "yes")
+    return _env_flag("P2P_EMBEDDED_COMPACT_JSON", False)
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    """An on/off environment setting: 1/true/yes or 0/false/no; ``default`` unset or else."""
+    value = os.environ.get(name, "").strip().lower()
+    return True if value in ("1", "true", "yes") else False if value in ("0", "false", "no") \
+        else default
 
 
 def default_strict_structured() -> bool:
@@ -115,8 +122,7 @@ def default_strict_structured() -> bool:
     declare ("parameters", "expected", "response": a whole answer), each dropped unread. Tool
     calls keep the ``response_format`` path: one-line JSON changed the task model's calls
     (docs/results.md)."""
-    return os.environ.get("P2P_EMBEDDED_STRICT_STRUCTURED", "1").strip().lower() not in (
-        "0", "false", "no")
+    return _env_flag("P2P_EMBEDDED_STRICT_STRUCTURED", True)
 
 
 def compact_grammar(schema: Any) -> str:
