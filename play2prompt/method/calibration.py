@@ -23,6 +23,10 @@ JUDGE_SCHEMA = object_schema({
     "err_code": {"type": "integer", "enum": [0, -1]},
     "analysis": {"type": "string", "maxLength": 300},
 })
+# The verdict alone: JUDGE_SCHEMA's first field. Greedy decoding writes the same err_code with
+# or without the analysis after it, so the analysis is asked only where it is read (a failure).
+VERDICT_SCHEMA = object_schema({"err_code": JUDGE_SCHEMA["properties"]["err_code"]})
+VERDICT_TOKENS = 16
 GRADE_SCHEMA = object_schema({"score": {"type": "integer", "enum": [1, 2, 3]},
                               "reason": {"type": "string", "maxLength": 300}})
 
@@ -103,9 +107,9 @@ async def calibrate(generator: Any, prompts: Any) -> Calibration:
         doc, call, output, right = case
         (out,), _ = await chat_json(generator, prompts.render("m2", doc=doc, call=call,
                                                               output=output),
-                                    JUDGE_SCHEMA, role="generator",
+                                    VERDICT_SCHEMA, role="generator",
                                     seed=derive_seed("calibration", "m2", i), temperature=0.0,
-                                    max_tokens=200)
+                                    max_tokens=VERDICT_TOKENS)
         said_right = isinstance(out, Mapping) and out.get("err_code") == 0
         return right, said_right == right
 

@@ -24,8 +24,9 @@ from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
-from play2prompt.lm.structured import chat_json, object_schema
+from play2prompt.lm.structured import chat_json
 from play2prompt.lm.toolcalls import grammar_safe
+from play2prompt.method.calibration import JUDGE_SCHEMA, VERDICT_SCHEMA, VERDICT_TOKENS
 from play2prompt.method.discovery import discovered_tool
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -33,10 +34,6 @@ if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
 NOT_EXECUTED = ("duplicate", "repeat", "parse", "consent")  # never reached the tool
-JUDGE_SCHEMA = object_schema({
-    "err_code": {"type": "integer", "enum": [0, -1]},
-    "analysis": {"type": "string", "maxLength": 300},
-})
 
 
 @dataclass(frozen=True)
@@ -197,14 +194,21 @@ class ToolPlayer:
 
     async def _llm_verdict(self, inv: Invocation, obs: Observation, seed_key: str,
                            t: int, tool: Tool) -> tuple[int, str]:
+        """m2's verdict at temperature 0; its analysis only for a failure, where play shows it
+        in the next try's context (two calls, the second's prompt already cached)."""
         messages = self.engine.prompts.render("m2", doc=tool.render_doc(),
                                               call=inv.to_python(), output=obs.render())
-        (judged,), _ = await chat_json(self.engine.generator, messages, JUDGE_SCHEMA,
-                                       role="generator", seed=derive_seed(seed_key, "m2", t),
-                                       temperature=0.0, max_tokens=200)
+        seed = derive_seed(seed_key, "m2", t)
+        (judged,), _ = await chat_json(self.engine.generator, messages, VERDICT_SCHEMA,
+                                       role="generator", seed=seed, temperature=0.0,
+                                       max_tokens=VERDICT_TOKENS)
         if not isinstance(judged, Mapping):
             return 0, "executed successfully (judge unreadable)"
-        return int(judged["err_code"]), str(judged.get("analysis", ""))
+        if judged["err_code"] == 0:
+            return 0, "executed successfully (judged)"
+        (why,), _ = await chat_json(self.engine.generator, messages, JUDGE_SCHEMA,
+                                    role="generator", seed=seed, temperature=0.0, max_tokens=200)
+        return -1, str(why.get("analysis", "")) if isinstance(why, Mapping) else ""
 
     @staticmethod
     def _context(guidance: str, attempts: list[Attempt], explored: Collection[str]) -> str:

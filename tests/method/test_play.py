@@ -100,3 +100,31 @@ def test_a_search_that_found_nothing_is_no_valid_call():
     assert code_verdict(Observation.success({"count": 1, "products": [{"a": 1}]}))[0] == 0
     assert code_verdict(Observation.success({"value": 0.0, "unit": "c"}))[0] == 0
     assert code_verdict(Observation.success({"warnings": [], "value": 5}))[0] == 0
+
+
+def test_the_judge_is_asked_the_verdict_alone_and_the_reason_only_for_a_failure(
+        example_tools, make_engine):
+    """m2 at temperature 0 writes its verdict first: asked for the verdict alone, it writes the
+    same one, and the reason, which play reads only for a failure, is asked only then."""
+    from play2prompt.method.calibration import Calibration
+
+    def judge(request, index):
+        wrong = "principal=20000" in request.messages[-1]["content"]
+        return {"err_code": -1 if wrong else 0, "analysis": "a payment of 0 is not usable"}
+
+    gen = FakeLM(rules=[("Did this call work", judge)], replies=[
+        {"principal": 20000, "annual_rate": 4.5, "years": 5},     # runs; the judge says no
+        {"principal": 30000, "annual_rate": 4.5, "years": 5},     # runs; the judge says yes
+    ])
+    tool = _tool(example_tools)
+    engine = make_engine([tool], gen, max_tries=5)
+    engine.calibration = Calibration.fixed(True)
+    result = asyncio.run(ToolPlayer(tool, engine).play("seed"))
+    assert [a.verdict for a in result.attempts] == [-1, 0]
+    assert result.attempts[0].analysis == "a payment of 0 is not usable"
+    judged = [r for r in gen.requests if "Did this call work" in r.messages[-1]["content"]]
+    asked = [sorted(r.json_schema["properties"]) for r in judged]
+    assert asked == [["err_code"], ["analysis", "err_code"], ["err_code"]]
+    assert judged[0].messages == judged[1].messages and judged[0].max_tokens < 20
+    nxt = [r.messages[-1]["content"] for r in gen.requests if M1 in r.messages[-1]["content"]]
+    assert "a payment of 0 is not usable" in nxt[1]
