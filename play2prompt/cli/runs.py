@@ -149,10 +149,11 @@ def print_show(data: Mapping[str, Any]) -> None:
         highlight=False, markup=False)
     if data["llm_calls_by_prompt"]:
         out(table("LLM samples by prompt (summed latency: slots overlap)",
-                  ["prompt", "role", "samples", "prompt tokens", "generated", "latency s",
-                   "share"], [[r["prompt"], r["role"], r["samples"], r["prompt_tokens"],
-                               r["completion_tokens"], r["latency_s"], r["share"]]
-                              for r in data["llm_calls_by_prompt"]]))
+                  ["prompt", "role", "samples", "prompt tokens", "processed", "generated",
+                   "latency s", "share"],
+                  [[r["prompt"], r["role"], r["samples"], r["prompt_tokens"],
+                    "-" if r["processed"] is None else r["processed"], r["completion_tokens"],
+                    r["latency_s"], r["share"]] for r in data["llm_calls_by_prompt"]]))
     for model, sp in data["speed"].items():
         out(_speed_line(model, sp), highlight=False, markup=False)
     execs = data["tool_executions"]
@@ -162,17 +163,22 @@ def print_show(data: Mapping[str, Any]) -> None:
 
 def by_prompt(store: Any) -> list[dict[str, Any]]:
     """The answered samples by the template that opened them (``metaprompts.opened_by``) and
-    role, the largest summed latency first: where a run's model time went."""
+    role, the largest summed latency first: where a run's model time went. ``processed``: the
+    prompt tokens the model computed (not served from its prefix cache; None where the store
+    did not log it)."""
     from play2prompt.metaprompts import MetaPrompts, opened_by
 
     openings = MetaPrompts().openings()
     rows: dict[tuple[str, str], list[float]] = {}
-    for role, first, n, ptok, ctok, lat in store.samples_by_opening():
-        acc = rows.setdefault((opened_by(first, openings), role), [0, 0, 0, 0.0])
-        for i, v in enumerate((n, ptok, ctok, lat)):
+    known = True
+    for role, first, n, ptok, ctok, lat, cached in store.samples_by_opening():
+        acc = rows.setdefault((opened_by(first, openings), role), [0, 0, 0, 0.0, 0])
+        known = known and cached is not None
+        for i, v in enumerate((n, ptok, ctok, lat, cached or 0)):
             acc[i] += v
     total = sum(acc[3] for acc in rows.values())
     return [{"prompt": name, "role": role, "samples": int(a[0]), "prompt_tokens": int(a[1]),
+             "processed": int(a[1] - a[4]) if known else None,
              "completion_tokens": int(a[2]), "latency_s": round(a[3], 1),
              "share": f"{100 * a[3] / total:.0f} %" if total else "-"}
             for (name, role), a in sorted(rows.items(), key=lambda kv: -kv[1][3])]

@@ -26,6 +26,9 @@ from play2prompt.store.seeds import SeededSamples
 from play2prompt.tools.model import Invocation, Observation
 
 DB_NAME = "run.db"
+_CALL_COLUMNS = ("key, model, role, tag, sample_index, request, response, status, error, "
+                 "prompt_tokens, completion_tokens, latency_s, created, cached_tokens")
+_CALL_MARKS = ", ".join("?" for _ in _CALL_COLUMNS.split(","))
 
 
 class StoreError(UserError):
@@ -170,10 +173,10 @@ class RunStore(SeededSamples):
     def put_sample(self, key: str, *, model: str, role: str, index: int, request: ChatRequest,
                    choice: Choice, usage: Usage, latency_s: float) -> None:
         self._exec(
-            "INSERT OR REPLACE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT OR REPLACE INTO llm_calls ({_CALL_COLUMNS}) VALUES ({_CALL_MARKS})",
             (key, model, role or "-", request.tag, index, json.dumps(request.key_payload()),
              json.dumps(choice.to_dict()), "ok", None, usage.prompt_tokens,
-             usage.completion_tokens, latency_s, time.time()),
+             usage.completion_tokens, latency_s, time.time(), usage.cached_tokens),
         )
 
     def put_failure(self, key: str, *, model: str, role: str, request: ChatRequest,
@@ -182,9 +185,9 @@ class RunStore(SeededSamples):
         sample's key plus a time stamp), so a later success does not erase the record."""
         now = time.time()
         self._exec(
-            "INSERT OR IGNORE INTO llm_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT OR IGNORE INTO llm_calls ({_CALL_COLUMNS}) VALUES ({_CALL_MARKS})",
             (f"{key}!failed@{now:.6f}", model, role or "-", request.tag, 0,
-             json.dumps(request.key_payload()), None, "error", error, 0, 0, 0.0, now),
+             json.dumps(request.key_payload()), None, "error", error, 0, 0, 0.0, now, 0),
         )
 
     def call_stats(self) -> dict[str, Any]:
@@ -210,14 +213,22 @@ class RunStore(SeededSamples):
                 total["failed"] += count
         return {"total": total, "by_role": by_role}
 
-    def samples_by_opening(self, chars: int = 600) -> list[tuple[str, str, int, int, int, float]]:
+    def samples_by_opening(self, chars: int = 600
+                           ) -> list[tuple[str, str, int, int, int, float, int | None]]:
         """(role, first message's first ``chars`` characters, samples, prompt tokens, generated
-        tokens, summed latency) of the answered samples: which prompt spent the model's time."""
+        tokens, summed latency, prompt tokens served from the runtime's cache) of the answered
+        samples: which prompt spent the model's time. The cached count is None in a store
+        written before it was logged (opened read-only, not migrated)."""
+        cached = "SUM(cached_tokens)" if self.has_cached_tokens() else "NULL"
         rows = self._query(
             "SELECT role, substr(json_extract(request, '$.messages[0].content'), 1, ?), COUNT(*), "
-            "SUM(prompt_tokens), SUM(completion_tokens), SUM(latency_s) FROM llm_calls "
+            f"SUM(prompt_tokens), SUM(completion_tokens), SUM(latency_s), {cached} FROM llm_calls "
             f"WHERE status = 'ok'{self._used_only()} GROUP BY 1, 2", (chars,))
-        return [(r[0], r[1] or "", r[2], r[3] or 0, r[4] or 0, r[5] or 0.0) for r in rows]
+        return [(r[0], r[1] or "", r[2], r[3] or 0, r[4] or 0, r[5] or 0.0, r[6]) for r in rows]
+
+    def has_cached_tokens(self) -> bool:
+        """Whether the call log has the per-sample cached-token count (migration 0006)."""
+        return "cached_tokens" in {r[1] for r in self._query("PRAGMA table_info(llm_calls)")}
 
     def samples_by_tag(self) -> dict[str, dict[str, int]]:
         rows = self._query(

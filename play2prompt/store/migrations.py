@@ -88,4 +88,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         hit INTEGER NOT NULL DEFAULT 0   -- 1 once this run was answered from it
     );
     """),
+    ("0006_cached_tokens", """
+    ALTER TABLE llm_calls ADD COLUMN   -- prompt tokens the runtime served from its prefix cache
+        cached_tokens INTEGER NOT NULL DEFAULT 0;
+    """),
 ]

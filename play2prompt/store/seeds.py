@@ -39,6 +39,14 @@ class SeededSamples:
                 self._seeded.discard(key)
                 self._exec("UPDATE seeded_calls SET hit = 1 WHERE key = ?", (key,))
 
+    def _shared_call_columns(self) -> str:
+        """The call-log columns this store and the attached ``src`` both have (a store written
+        before a migration lacks the later columns; theirs take the default)."""
+        def columns(db: str) -> list[str]:
+            return [r[1] for r in self._conn.execute(f"PRAGMA {db}.table_info(llm_calls)")]
+        theirs = set(columns("src"))
+        return ", ".join(c for c in columns("main") if c in theirs)
+
     def import_samples(self, other: Path, models: Sequence[str], source: str) -> int:
         """Copy the logged samples of ``models`` from the run store at ``other`` into this
         one, in one statement (keys already here are kept), recording them as seeded from
@@ -48,10 +56,10 @@ class SeededSamples:
         marks = ", ".join("?" for _ in models)
         picked = f"FROM src.llm_calls WHERE status = 'ok' AND model IN ({marks})"
         with self._lock:
-            cols = ", ".join(r[1] for r in self._conn.execute("PRAGMA main.table_info(llm_calls)"))
             try:
                 self._conn.execute("ATTACH DATABASE ? AS src", (str(other),))
                 try:
+                    cols = self._shared_call_columns()
                     with self.transaction():
                         before = self._conn.total_changes
                         self._conn.execute(

@@ -44,6 +44,7 @@ def test_optimize_then_list_and_show(tmp_path, capsys):
     assert sum(r["samples"] for r in rows) == data["llm_calls"]["samples"]
     assert {"m1_invocation", "m3_query"} <= {r["prompt"] for r in rows}
     assert "other" not in {r["prompt"] for r in rows}    # every call the method made is told apart
+    assert all(0 <= r["processed"] <= r["prompt_tokens"] for r in rows)   # cache hits logged
     assert main(["runs", "show", "nope", "--runs-dir", runs]) == 2
 
 
