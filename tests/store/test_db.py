@@ -1,4 +1,4 @@
-from play2prompt.lm._base import Choice
+from play2prompt.lm._base import ChatRequest, Choice, Usage
 from play2prompt.store.db import RunStore
 from play2prompt.store.migrations import MIGRATIONS
 from play2prompt.store.runs import create_run, list_runs, resolve_run
@@ -37,8 +37,6 @@ def _old_store(path):
     """A run store as written before migration 0006 (no per-sample cached-token count)."""
     import sqlite3
 
-    from play2prompt.lm._base import ChatRequest, Choice, Usage
-
     store = RunStore(path)
     store.put_sample("k1", model="m", role="generator", index=0,
                      request=ChatRequest(({"role": "user", "content": "hi"},)),
@@ -53,8 +51,6 @@ def _old_store(path):
 def test_each_sample_logs_the_prompt_tokens_served_from_cache(tmp_path):
     """Where prompt processing goes (issue 28): a sample's cached tokens are logged with it, so
     a run's table can say what each prompt made the model compute."""
-    from play2prompt.lm._base import ChatRequest, Choice, Usage
-
     store = RunStore(tmp_path / "r" / "run.db")
     for i, cached in enumerate((20, 0)):
         store.put_sample(f"k{i}", model="m", role="generator", index=0,
