@@ -7,9 +7,10 @@ a plain date sum or a date before another, and the doc that the task model neede
 out, counts calendar days"; "negative to go back") could not win. Two kinds of call the tool
 accepted, each checked by executing it, fill that gap:
 
-- **left out**: a verified call without one of its optional yes/no arguments. When it runs and
-  gives the same output, and the call with the flag flipped gives another, the flag's value in
-  that call is its default. A request written for the
+- **left out**: a verified call without one of its optional yes/no or number arguments. When it
+  runs and gives the same output, and the call with the flag flipped (a number one step either
+  side: ``coats`` 1 and 3 around 2) gives another, the value in that call is its default. A
+  request written for the
   call without it says nothing of the option, as people leave it unsaid; the task model that
   sets the option anyway fails it (R_e = 1). Fact: ``Optional; defaults to false (...)``.
 - **other sign**: a probe (:mod:`play2prompt.evidence.probes`) that flipped a number's sign and
@@ -83,21 +84,48 @@ def _number(value: Any) -> bool:
 
 
 def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, Example]]:
-    """(optional yes/no argument, verified example whose call sets it), up to
+    """(optional yes/no or number argument, verified example whose call sets it), up to
     ``TRIES_PER_PARAM`` examples per argument, in the examples' order; fact tests are not
-    varied again. Only yes/no options: a filter left out can match what one value of it
-    matched by chance (a search for "charger" without ``category`` finds what
-    ``category="electronics"`` found; seen in run opq-var), so the default of a text or a
-    number is not shown by one equal output; a flag has one other value to rule out."""
+    varied again. No text options: a filter left out can match what one value of it matched by
+    chance (a search for "charger" without ``category`` finds what ``category="electronics"``
+    found; seen in run opq-var), and a text has no neighbour to rule that out; a flag has one
+    other value, a number one either side (:func:`neighbours`)."""
     required = set(tool.required)
     out: list[tuple[str, Example]] = []
     for param in tool.properties:
         if param in required:
             continue
         found = [ex for ex in examples if ex.verified and not ex.fact
-                 and isinstance(ex.invocation.arguments.get(param), bool)]
+                 and _option(ex.invocation.arguments.get(param))]
         out.extend((param, ex) for ex in found[:TRIES_PER_PARAM])
     return out
+
+
+def _option(value: Any) -> bool:
+    return isinstance(value, bool) or _number(value)
+
+
+def neighbours(value: Any) -> list[Any]:
+    """The values a default must differ from: the flag flipped; a whole number 1 either side;
+    any other number 10 % either side (0.1 around 0). A value whose neighbours give its own
+    output is no default shown: a ``limit`` of 5 on 3 matches, a ``max_price`` above them all."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value - 1, value + 1]
+    step = abs(value) * 0.1 or 0.1
+    return [value - step, value + step]
+
+
+def _shows_default(given: str, left: Observation, flips: Sequence[Observation],
+                   scrubber: Any) -> bool:
+    """The call left out ran with the output ``given``, and every neighbour that ran gave
+    another output (at least one ran; an empty result is an output: ``in_stock_only=True``
+    finding nothing shows the flag matters)."""
+    if code_verdict(left)[0] != 0 or canonical(left.output) != given:
+        return False
+    ran = [canonical(seen(f, scrubber).output) for f in flips if f.ok]
+    return bool(ran) and given not in ran
 
 
 def other_sign_probes(examples: Sequence[Example],
@@ -182,6 +210,30 @@ def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fac
                 call.key())
 
 
+async def _left_out(tool: Tool, engine: Engine,
+                    examples: Sequence[Example]) -> dict[str, Variant]:
+    """The left-out variants, one per argument: the first :func:`left_out_calls` call that,
+    run without its argument, shows the argument's default (:func:`_shows_default`)."""
+    tries = left_out_calls(tool, examples)
+    calls = [without(ex.invocation, param) for param, ex in tries]
+    flips = [[Invocation(ex.invocation.name, {**ex.invocation.arguments, param: v})
+              for v in neighbours(ex.invocation.arguments[param])] for param, ex in tries]
+    raw = await asyncio.gather(*(engine.runtime.run(c)
+                                 for c in [*calls, *(f for fs in flips for f in fs)]))
+    ran = iter(raw[len(calls):])
+    out: dict[str, Variant] = {}
+    for (param, ex), call, obs, fs in zip(tries, calls, raw, flips):
+        got = [next(ran) for _ in fs]
+        obs = seen(obs, engine.scrubber)
+        if param in out or not _shows_default(canonical(ex.observation.output), obs, got,
+                                              engine.scrubber):
+            continue     # left out, it does not do as the call did, or the value did nothing
+        value = ex.invocation.arguments[param]
+        out[param] = Variant(param, LEFT_OUT, call, obs,
+                             default_fact(param, value, ex.invocation, obs))
+    return out
+
+
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         probed: Sequence[tuple[str, Invocation, Observation]],
                         limit: int, book: FactBook | None = None,
@@ -191,21 +243,7 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     first left-out call that runs with the same output; then the probes of the other sign;
     then, with ``unasked``, the unasked calls. The left-out and unasked calls are executed
     here."""
-    tries = left_out_calls(tool, examples)
-    calls = [without(ex.invocation, param) for param, ex in tries]
-    flips = [Invocation(ex.invocation.name, {**ex.invocation.arguments,
-                                             param: not ex.invocation.arguments[param]})
-             for param, ex in tries]
-    raw = await asyncio.gather(*(engine.runtime.run(c) for c in [*calls, *flips]))
-    out: dict[str, Variant] = {}
-    for (param, ex), call, obs, flip in zip(tries, calls, raw, raw[len(calls):]):
-        obs, given = seen(obs, engine.scrubber), canonical(ex.observation.output)
-        if param in out or code_verdict(obs)[0] != 0 or canonical(obs.output) != given \
-                or canonical(seen(flip, engine.scrubber).output) == given:
-            continue     # left out, it does not do as the call did, or the flag did nothing
-        value = ex.invocation.arguments[param]
-        out[param] = Variant(param, LEFT_OUT, call, obs,
-                             default_fact(param, value, ex.invocation, obs))
+    out = await _left_out(tool, engine, examples)
     variants = [*(acted_calls(examples, probed, book) if book is not None else []),
                 *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):
@@ -219,5 +257,5 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
 
 
 __all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
-           "default_fact", "find_variants", "left_out_calls", "other_sign_probes", "sign_fact",
-           "unasked_calls", "unasked_fact", "without"]
+           "default_fact", "find_variants", "left_out_calls", "neighbours", "other_sign_probes",
+           "sign_fact", "unasked_calls", "unasked_fact", "without"]

@@ -12,6 +12,7 @@ from play2prompt.evidence.variants import (
     OTHER_SIGN,
     find_variants,
     left_out_calls,
+    neighbours,
     other_sign_probes,
 )
 from play2prompt.lm.fake import FakeLM, tool_call
@@ -134,7 +135,7 @@ def test_only_a_flag_that_matters_has_a_default_shown_by_leaving_it_out(example_
         return await find_variants(search, engine, [ex], (), 2)
 
     # a search for "charger" finds the same with and without category="electronics": chance,
-    # not a default; a text or number option is never varied
+    # not a default; a text option is never varied
     assert asyncio.run(run({"query": "charger", "category": "electronics"})) == []
     # in_stock_only=False left out finds the same, True finds fewer: false is the default
     shown = asyncio.run(run({"query": "speaker", "in_stock_only": False}))
@@ -167,3 +168,29 @@ def test_an_optional_argument_every_call_set_is_tested_unasked_when_the_componen
     assert unasked[0].verified and (unasked[0].solved, unasked[0].r_e) == (False, 1.0)
     assert any(f.values[:1] == ("unasked",) for f in space.book.of("max_price"))
     assert tests_of(DEFAULT_EVIDENCE)[0] == []
+
+
+def test_a_number_whose_neighbours_change_the_output_has_its_default_shown(example_tools,
+                                                                          make_engine):
+    """limit=5 left out lists the same 5 of 20 products, 4 and 6 list others: 5 is the default.
+    A price cap above every match, or a limit above the matches, finds the same one step
+    either side: no default shown."""
+    search = next(t for t in example_tools if t.name == "search_products")
+    engine = make_engine([search], FakeLM(), FakeLM())
+
+    async def run(args):
+        ex = await _example(engine, search, args)
+        return await find_variants(search, engine, [ex], (), 2)
+
+    shown = asyncio.run(run({"query": "", "limit": 5}))
+    assert [(v.param, v.kind) for v in shown] == [("limit", LEFT_OUT)]
+    assert shown[0].fact.text.startswith("Optional; defaults to 5")
+    assert "limit" not in shown[0].invocation.arguments
+    assert asyncio.run(run({"query": "charger", "max_price": 100000})) == []
+    assert asyncio.run(run({"query": "charger", "limit": 5})) == []    # one match: 4, 6 alike
+    assert asyncio.run(run({"query": "", "limit": 4})) == []           # not the default
+
+
+def test_neighbours_of_a_default():
+    assert neighbours(True) == [False] and neighbours(2) == [1, 3]
+    assert neighbours(0.5) == pytest.approx([0.45, 0.55]) and neighbours(0.0) == [-0.1, 0.1]
