@@ -105,16 +105,29 @@ def _option(value: Any) -> bool:
     return isinstance(value, bool) or _number(value)
 
 
-def neighbours(value: Any) -> list[Any]:
-    """The values a default must differ from: the flag flipped; a whole number 1 either side;
-    any other number 10 % either side (0.1 around 0). A value whose neighbours give its own
-    output is no default shown: a ``limit`` of 5 on 3 matches, a ``max_price`` above them all."""
+def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
+    """The values a default must differ from: the flag flipped; a number's neighbours in the
+    values the tool accepts, where it listed them and the value is one (``compounding`` 4 and
+    52 around 12, of 1, 2, 4, 12, 52, 365); else a whole number 1 either side, any other number
+    10 % either side (0.1 around 0). A value whose neighbours give its own output is no default
+    shown: a ``limit`` of 5 on 3 matches, a ``max_price`` above them all."""
     if isinstance(value, bool):
         return [not value]
+    listed = sorted({n for n in map(_as_number, accepted) if n is not None})
+    if value in listed and len(listed) > 1:
+        at = listed.index(value)
+        return [type(value)(n) for n in listed[max(at - 1, 0):at + 2] if n != value]
     if isinstance(value, int):
         return [value - 1, value + 1]
     step = abs(value) * 0.1 or 0.1
     return [value - step, value + step]
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _shows_default(given: str, left: Observation, flips: Sequence[Observation],
@@ -210,14 +223,17 @@ def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fac
                 call.key())
 
 
-async def _left_out(tool: Tool, engine: Engine,
-                    examples: Sequence[Example]) -> dict[str, Variant]:
+async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
+                    book: FactBook | None) -> dict[str, Variant]:
     """The left-out variants, one per argument: the first :func:`left_out_calls` call that,
-    run without its argument, shows the argument's default (:func:`_shows_default`)."""
+    run without its argument, shows the argument's default (:func:`_shows_default`; the
+    neighbours from ``book``'s accepted values where it has them)."""
     tries = left_out_calls(tool, examples)
     calls = [without(ex.invocation, param) for param, ex in tries]
     flips = [[Invocation(ex.invocation.name, {**ex.invocation.arguments, param: v})
-              for v in neighbours(ex.invocation.arguments[param])] for param, ex in tries]
+              for v in neighbours(ex.invocation.arguments[param],
+                                  book.accepted(param) if book is not None else ())]
+             for param, ex in tries]
     raw = await asyncio.gather(*(engine.runtime.run(c)
                                  for c in [*calls, *(f for fs in flips for f in fs)]))
     ran = iter(raw[len(calls):])
@@ -243,7 +259,7 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     first left-out call that runs with the same output; then the probes of the other sign;
     then, with ``unasked``, the unasked calls. The left-out and unasked calls are executed
     here."""
-    out = await _left_out(tool, engine, examples)
+    out = await _left_out(tool, engine, examples, book)
     variants = [*(acted_calls(examples, probed, book) if book is not None else []),
                 *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):

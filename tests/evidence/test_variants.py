@@ -194,3 +194,7 @@ def test_a_number_whose_neighbours_change_the_output_has_its_default_shown(examp
 def test_neighbours_of_a_default():
     assert neighbours(True) == [False] and neighbours(2) == [1, 3]
     assert neighbours(0.5) == pytest.approx([0.45, 0.55]) and neighbours(0.0) == [-0.1, 0.1]
+    periods = ("1", "2", "4", "12", "52", "365")        # the values the tool listed
+    assert neighbours(12, periods) == [4, 52] and neighbours(1, periods) == [2]
+    assert neighbours(3, periods) == [2, 4]            # not one of them: one either side
+    assert neighbours(2, ("a", "b")) == [1, 3]
