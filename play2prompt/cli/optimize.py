@@ -66,7 +66,8 @@ def optimize_command(
              "fact-reader, probes, value-probes, range-search, format-probes, request-gates, "
              "request-parts, reread, relabel, doc-completion, claim-check, facts-doc, "
              "fact-tests, unasked-tests, describe, describe-check, known-operations, "
-             "output-units, set-check; none: the paper's method exactly (default: all but "
+             "output-units, set-check; -NAME / +NAME: one off / on the default list "
+             "(-reread,-relabel); none: the paper's method exactly (default: all but "
              "doc-completion, which measured no effect, and value-probes, request-parts, "
              "unasked-tests, known-operations and output-units)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",

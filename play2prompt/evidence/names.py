@@ -67,28 +67,44 @@ def active(config: Any) -> tuple[str, ...]:
     return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))
 
 
+def _listed(given: str) -> set[str]:
+    """The components an ``--evidence`` value names (:func:`chosen`)."""
+    from play2prompt.errors import UserError
+
+    items = [n.strip() for n in given.split(",") if n.strip()]
+    plain = [n for n in items if n[:1] not in "+-"]
+    moves = [(n[0], n[1:]) for n in items if n[:1] in "+-"]
+    unknown = [n for n in plain if n not in (*EVIDENCE, "all", "none")] + [
+        n for _, n in moves if n not in EVIDENCE]
+    if unknown or not items or ("none" in plain and len(plain) > 1) \
+            or ("all" in plain and len(plain) > 1):
+        raise UserError(f"--evidence takes all, none or a comma list of "
+                        f"{', '.join(EVIDENCE)} (-NAME, +NAME: one off, one on); "
+                        f"got {given!r}")
+    if not plain:
+        names = set(DEFAULT_EVIDENCE)
+    else:
+        names = set(EVIDENCE) if "all" in plain else set(plain) - {"none"}
+    for sign, name in moves:
+        names = names | {name} if sign == "+" else names - {name}
+    return names
+
+
 def chosen(given: str | None, *, probe: bool | None = None, facts_doc: bool | None = None,
            fact_tests: int | None = None,
            set_check: int | None = None) -> tuple[str, ...] | None:
     """The components ``p2p optimize --evidence NAME,...`` turns on (``all``, ``none`` or a
-    comma list), with the older switches as aliases: ``--probe/--no-probe`` adds or removes
-    ``probes``, ``--no-evidence-notes`` removes ``facts-doc``, ``--fact-tests N`` adds
-    ``fact-tests`` (0 removes it), ``--set-check N`` likewise ``set-check``; a switch given
-    alone changes :data:`DEFAULT_EVIDENCE`. None: nothing given (the preset's list)."""
-    from play2prompt.errors import UserError
-
+    comma list; ``-NAME`` and ``+NAME`` take one off or put one on the default list, or on
+    the list the plain names give: ``-reread,-relabel``, ``none,+probes``), with the older
+    switches as aliases: ``--probe/--no-probe`` adds or removes ``probes``,
+    ``--no-evidence-notes`` removes ``facts-doc``, ``--fact-tests N`` adds ``fact-tests`` (0
+    removes it), ``--set-check N`` likewise ``set-check``; a switch given alone changes
+    :data:`DEFAULT_EVIDENCE`. None: nothing given (the preset's list)."""
     counts = {FACT_TESTS: fact_tests, SET_CHECK: set_check}
     if given is None and probe is None and facts_doc is None and all(
             n is None for n in counts.values()):
         return None
-    names = set(DEFAULT_EVIDENCE)   # a switch alone changes the default list
-    if given is not None:
-        items = [n.strip() for n in given.split(",") if n.strip()]
-        unknown = [n for n in items if n not in (*EVIDENCE, "all", "none")]
-        if unknown or not items or ("none" in items and len(items) > 1):
-            raise UserError(f"--evidence takes all, none or a comma list of "
-                            f"{', '.join(EVIDENCE)}; got {given!r}")
-        names = set(EVIDENCE) if "all" in items else set(items) - {"none"}
+    names = set(DEFAULT_EVIDENCE) if given is None else _listed(given)
     switches = [(PROBES, probe), (FACTS_DOC, facts_doc),
                 *((name, None if n is None else n > 0) for name, n in counts.items())]
     for name, on in switches:

@@ -154,7 +154,14 @@ def test_the_older_switches_are_aliases():
     assert "probes" not in active(preset("quick", probe=False))
     assert "fact-tests" not in active(preset("quick", fact_tests=0))
     assert "facts-doc" not in active(preset("quick", evidence_notes=False))
-    for bad in ("nope", "none,probes", ""):
+    # one off or one on, from the default list or from the list the plain names give
+    assert chosen("-reread,-relabel") == tuple(
+        n for n in DEFAULT_EVIDENCE if n not in ("reread", "relabel"))
+    assert chosen("+unasked-tests") == tuple(
+        n for n in EVIDENCE if n in (*DEFAULT_EVIDENCE, "unasked-tests"))
+    assert chosen("none,+probes") == ("probes",) and chosen("all,-set-check")[-1] != "set-check"
+    assert chosen("fact-reader,reread,-reread") == ("fact-reader",)
+    for bad in ("nope", "none,probes", "", "-nope", "all,none", "+"):
         with pytest.raises(UserError):
             chosen(bad)
     with pytest.raises(UserError):
