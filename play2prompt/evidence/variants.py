@@ -9,7 +9,8 @@ accepted, each checked by executing it, fill that gap:
 
 - **left out**: a verified call without one of its optional yes/no or number arguments. When it
   runs and gives the same output, and the call with the flag flipped (a number one step either
-  side: ``coats`` 1 and 3 around 2) gives another, the value in that call is its default. A
+  side, ``coats`` 1 and 3 around 2, or the values the tool listed around it) gives another, the
+  value in that call is its default. A
   request written for the
   call without it says nothing of the option, as people leave it unsaid; the task model that
   sets the option anyway fails it (R_e = 1). Fact: ``Optional; defaults to false (...)``.
@@ -116,7 +117,8 @@ def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
     listed = sorted({n for n in map(_as_number, accepted) if n is not None})
     if value in listed and len(listed) > 1:
         at = listed.index(value)
-        return [type(value)(n) for n in listed[max(at - 1, 0):at + 2] if n != value]
+        return [type(value)(n) if n == int(n) else n
+                for n in listed[max(at - 1, 0):at + 2] if n != value]
     if isinstance(value, int):
         return [value - 1, value + 1]
     step = abs(value) * 0.1 or 0.1
