@@ -76,8 +76,7 @@ def _listed(given: str) -> set[str]:
     moves = [(n[0], n[1:]) for n in items if n[:1] in "+-"]
     unknown = [n for n in plain if n not in (*EVIDENCE, "all", "none")] + [
         n for _, n in moves if n not in EVIDENCE]
-    if unknown or not items or ("none" in plain and len(plain) > 1) \
-            or ("all" in plain and len(plain) > 1):
+    if unknown or not items or (len(plain) > 1 and {"all", "none"} & set(plain)):
         raise UserError(f"--evidence takes all, none or a comma list of "
                         f"{', '.join(EVIDENCE)} (-NAME, +NAME: one off, one on); "
                         f"got {given!r}")

@@ -54,6 +54,8 @@ from play2prompt.evidence.names import UNASKED_TESTS
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
+from play2prompt.numeric import is_number, parse_number
+from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
@@ -80,10 +82,6 @@ def without(inv: Invocation, param: str) -> Invocation:
     return inv.without(param)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, Example]]:
     """(optional yes/no or number argument, verified example whose call sets it), up to
     ``TRIES_PER_PARAM`` examples per argument, in the examples' order; fact tests are not
@@ -103,7 +101,7 @@ def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, E
 
 
 def _option(value: Any) -> bool:
-    return isinstance(value, bool) or _number(value)
+    return isinstance(value, bool) or is_number(value)
 
 
 def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
@@ -114,7 +112,7 @@ def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
     shown: a ``limit`` of 5 on 3 matches, a ``max_price`` above them all."""
     if isinstance(value, bool):
         return [not value]
-    listed = sorted({n for n in map(_as_number, accepted) if n is not None})
+    listed = sorted({n for n in map(parse_number, accepted) if n is not None})
     if value in listed and len(listed) > 1:
         at = listed.index(value)
         return [type(value)(n) if n == int(n) else n
@@ -125,15 +123,8 @@ def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
     return [value - step, value + step]
 
 
-def _as_number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
 def _shows_default(given: str, left: Observation, flips: Sequence[Observation],
-                   scrubber: Any) -> bool:
+                   scrubber: Scrubber) -> bool:
     """The call left out ran with the output ``given``, and every neighbour that ran gave
     another output (at least one ran; an empty result is an output: ``in_stock_only=True``
     finding nothing shows the flag matters)."""
@@ -152,12 +143,12 @@ def other_sign_probes(examples: Sequence[Example],
     for ex in examples:
         if ex.verified:
             for name, value in ex.invocation.arguments.items():
-                if _number(value) and value != 0:
+                if is_number(value) and value != 0:
                     signs.setdefault(name, set()).add(value < 0)
     out: dict[str, tuple[str, Invocation, Observation]] = {}
     for param, inv, obs in probed:
         value = inv.arguments.get(param)
-        if param in out or not _number(value) or value == 0 or param not in signs \
+        if param in out or not is_number(value) or value == 0 or param not in signs \
                 or (value < 0) in signs[param] or code_verdict(obs)[0] != 0:
             continue
         out[param] = (param, inv, obs)

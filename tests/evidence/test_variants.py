@@ -199,3 +199,4 @@ def test_neighbours_of_a_default():
     assert neighbours(3, periods) == [2, 4]            # not one of them: one either side
     assert neighbours(2, ("a", "b")) == [1, 3]
     assert neighbours(1, ("1", "1.5", "2")) == [1.5]   # not cut to the value itself
+    assert neighbours(2, ("1", "2", "inf", "nan")) == [1]   # no number but a finite one
