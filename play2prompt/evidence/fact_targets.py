@@ -57,9 +57,7 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
     # a count a year is said as how often without a fact about it
     rules = {p: r for p, r in rules.items() if r or counts_per_year(p)}
-    about = {p: f"{p.replace('_', ' ')} {tool.doc.params.get(p, '')} "
-                f"{' '.join(book.sentences(p))} "
-                f"{' '.join(repr(v) for v in book.examples(p, 10))}" for p in rules}
+    about = {p: book.about(p, tool.doc.params.get(p, "")) for p in rules}
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)

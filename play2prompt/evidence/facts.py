@@ -222,6 +222,12 @@ class FactBook:
     def examples(self, param: str, limit: int = 3) -> list[str]:
         return [f.values[0] for f in self.of(param) if f.kind == "example"][:limit]
 
+    def about(self, param: str, description: str = "") -> str:
+        """What shows the kind of value ``param`` takes ("destination country"): its name, its
+        doc's ``description``, its facts and up to 10 of its values that worked."""
+        return (f"{param.replace('_', ' ')} {description} {' '.join(self.sentences(param))} "
+                f"{' '.join(repr(v) for v in self.examples(param, 10))}")
+
     def sentences(self, param: str, examples: bool = True) -> list[str]:
         """What a doc should say about ``param`` (or the tool, for ""), as sentences;
         ``examples``: with the text values that worked when nothing lists the accepted ones."""

@@ -189,5 +189,11 @@ def code_name(value: Any, about: str) -> Named | None:
     return None
 
 
+def said_by_name(value: Any, about: str, query: str) -> bool:
+    """``query`` says the code ``value`` by a name people use for it (:func:`code_names`:
+    "Canada" for "CA" where ``about`` shows a country)."""
+    return any(re.search(n.mark, query, re.I) for n in code_names(value, about))
+
+
 __all__ = ["STANDARDS", "Named", "code_name", "code_names", "colour_names", "kind_shown",
-           "zone_name"]
+           "said_by_name", "zone_name"]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, seen, strip_refuted
+from play2prompt.evidence.named_codes import said_by_name
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -127,11 +128,22 @@ def said(value: Any, query: str) -> bool:
     return any(len(t) > 1 and t == t.strip() and says_as_given(t, query) for t in (text, last))
 
 
-def states_every_value(query: str, inv: Invocation) -> bool:
-    """Every argument of ``inv`` is said in ``query`` (:func:`said`). A request whose
-    re-reading made no working call (the generator could not write "Asia/Tokyo" for "Tokyo")
-    is kept on this: code found the call's every value in it."""
-    return bool(inv.arguments) and all(said(v, query) for v in inv.arguments.values())
+def states_every_value(query: str, inv: Invocation, read: Invocation | None = None,
+                       about: Mapping[str, str] | None = None) -> bool:
+    """Every argument of ``inv`` is said in ``query``: as the call has it (:func:`said`), by
+    the name people use for its code where ``about[param]`` shows the kind ("Canada" for "CA"
+    of a destination country), or read alike by ``read`` (the re-reading's call, which sets no
+    other parameter: "standard" read as "STD" among the accepted values). A request whose
+    re-reading made no working call (the generator could not write "Asia/Tokyo" for "Tokyo",
+    nor "CA" for "Canada") is kept on this: code found the call's every value in it."""
+    about = about or {}
+    alike = dict(read.arguments) if read is not None and set(read.arguments) <= set(
+        inv.arguments) else {}
+
+    def stated(p: str, v: Any) -> bool:
+        return (said(v, query) or said_by_name(v, about.get(p, ""), query)
+                or p in alike and alike[p] == v)
+    return bool(inv.arguments) and all(stated(p, v) for p, v in inv.arguments.items())
 
 
 async def working(engine: Engine, call: Invocation) -> Observation | None:
@@ -162,6 +174,10 @@ class RequestWriter:
         system, _ = engine.prompts.template("m3")
         self.sources = [system]      # a worked example in m3 must never reach a request
         self.evidence = evidence_for(engine)
+
+    def about(self, book: FactBook) -> dict[str, str]:
+        """What shows the kind of value each parameter takes (:meth:`FactBook.about`)."""
+        return {p: book.about(p, self.tool.doc.params.get(p, "")) for p in self.tool.properties}
 
     async def write(self, inv: Invocation, obs: Observation, seed_key: str, book: FactBook,
                     previous: str = "", advice: str = "") -> Request:
@@ -225,7 +241,8 @@ class RequestWriter:
                                               previous)
         if relabelled is not None:
             return relabelled, relabelled, ""
-        if not reading.works and states_every_value(query, inv):
+        if not reading.works and states_every_value(query, inv, reading.call,
+                                                    self.about(book)):
             return Request(query, (), True, f"{rederived} (did not run; every value of the "
                            "call is in the request, checked by code)"), Request(query, ()), ""
         note = (f"\nA draft was: {query}\nRead alone, it asks for {rederived}, not for the "

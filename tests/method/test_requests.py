@@ -10,6 +10,7 @@ from play2prompt.evidence.gates import leaks, reads_like_code, request_problems,
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.requests import RequestWriter
 from play2prompt.method.rewards import missing_numbers, said_as_percent
+from play2prompt.store.db import RunStore
 from play2prompt.tools.model import Invocation
 
 M3 = "Write the person's message"
@@ -210,6 +211,62 @@ def test_a_request_missing_a_value_is_not_kept_on_a_reading_that_did_not_run(
         example_tools, make_engine):
     req = _timezone(example_tools, make_engine, "It is 15:45 on the US east coast; and Tokyo?")
     assert not req.consistent and req.problems
+
+
+def _shipping(tmp_path, query, read):
+    """A request for examples/fresh's shipping_quote (a destination country as a code) whose
+    re-reading writes ``read``."""
+    from pathlib import Path
+
+    from play2prompt.config import preset
+    from play2prompt.engine import build_engine
+    from play2prompt.tools.executors._base import ExecContext
+    from play2prompt.tools.loading import load_tools
+
+    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
+    tool = next(t for t in load_tools(fresh / "tools.json") if t.name == "shipping_quote")
+    gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, read)])
+    ctx = ExecContext(base_dir=fresh, default_timeout=30.0)
+    store = RunStore(tmp_path / query[-20:].replace(" ", "-") / "run.db")  # no cached reading
+    try:
+        engine = build_engine([tool], store, preset("quick"), generator=gen.with_log(store),
+                              task_model=gen.with_log(store), exec_ctx=ctx)
+        inv = Invocation(tool.name, {"weight": 500, "service": "STD", "destination": "CA"})
+        obs = asyncio.run(engine.runtime.run(inv))
+        assert obs.ok
+        return asyncio.run(RequestWriter(tool, engine).write(inv, obs, "k", FactBook(tool)))
+    finally:
+        ctx.close()
+        store.close()
+
+
+def test_a_country_said_by_name_and_a_code_read_alike_keep_a_request(tmp_path):
+    """fresh16: "... standard delivery to Canada" re-read as destination='Canada', which the
+    tool refuses; the name of CA (the parameter is a destination country) is in the request
+    and "standard" was read as STD: every value said, kept (it is the example a doc that
+    says "ISO country code" must win on)."""
+    read = {"weight": 500, "service": "STD", "destination": "Canada"}
+    req = _shipping(tmp_path, "Quote me 500 grams by standard delivery to Canada, please.", read)
+    assert req.consistent and not req.problems and "checked by code" in req.rederived
+    # the country not said (a city instead): refused as before
+    toronto = {"weight": 500, "service": "STD", "destination": "Toronto"}
+    req = _shipping(tmp_path, "Quote me 500 grams by standard delivery to Toronto.", toronto)
+    assert not req.consistent and req.problems
+
+
+def test_a_value_read_alike_counts_only_from_a_reading_that_sets_nothing_else():
+    from play2prompt.method.requests import states_every_value
+
+    inv = Invocation("s", {"weight": 500, "service": "STD", "destination": "CA"})
+    query = "500 grams by standard post to Canada"
+    country = {"destination": "destination country"}
+    read = Invocation("s", {"weight": 500, "service": "STD", "destination": "Canada"})
+    assert states_every_value(query, inv, read, country)
+    assert not states_every_value(query, inv, read)              # "CA" alone: no kind shown
+    other = Invocation("s", {"weight": 500, "service": "EXP", "destination": "Canada"})
+    assert not states_every_value(query, inv, other, country)    # STD neither said nor read
+    extra = Invocation("s", {**read.arguments, "insured": True})
+    assert not states_every_value(query, inv, extra, country)    # the reader added a value
 
 
 def test_said_reads_numbers_words_and_the_last_part_of_a_path():
