@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from play2prompt.evidence.facts import FactBook, facts_doc
+from play2prompt.evidence.names import DEFAULT_EVIDENCE
 from play2prompt.lm.fake import FakeLM, prompt_text, tool_call
 from play2prompt.method.discovery import discovered_tool, discovery_stats
 from play2prompt.method.example_search import ExampleSpace
@@ -114,7 +115,8 @@ def test_requests_rereading_and_the_task_model_see_the_discovered_schema(make_en
                          {"description": "Returns the area of a triangle.",
                           "parameters": {"base": "the base", "height": "the height"}})])
     task = _task_model()
-    engine = make_engine([area], gen, task, lam=1.0, max_tries=3)
+    engine = make_engine([area], gen, task, lam=1.0, max_tries=3,
+                         evidence=(*DEFAULT_EVIDENCE, "reread"))   # off by default
     space = ExampleSpace(area, engine)
 
     async def run():

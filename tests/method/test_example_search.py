@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.names import DEFAULT_EVIDENCE
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.demos import select_demos, write_answers
 from play2prompt.method.example_search import ExampleSpace
@@ -16,6 +17,7 @@ from play2prompt.tools.model import Invocation
 
 M3 = "Write the person's message"
 REREAD = "Write the arguments."
+READING = (*DEFAULT_EVIDENCE, "reread", "relabel")
 
 
 def _generator(query_for=None, reread=None):
@@ -104,7 +106,7 @@ def _fx_example(example_tools, make_engine, first_read, second_read):
                         (REREAD, lambda request, i: next(reads)),
                         ("How should the next request", {"reflection": "Swap them."})])
     task = FakeLM(rules=[("150 US dollars", tool_call("convert_currency", SWAPPED))])
-    engine = make_engine([fx], gen, task)
+    engine = make_engine([fx], gen, task, evidence=READING)   # re-reading: off by default
     space = ExampleSpace(fx, engine)
 
     async def one():

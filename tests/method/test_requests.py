@@ -7,6 +7,7 @@ import pytest
 
 from play2prompt.evidence.facts import FactBook
 from play2prompt.evidence.gates import leaks, reads_like_code, request_problems, value_dump
+from play2prompt.evidence.names import DEFAULT_EVIDENCE
 from play2prompt.lm.fake import FakeLM
 from play2prompt.method.requests import RequestWriter
 from play2prompt.method.rewards import missing_numbers, said_as_percent
@@ -15,6 +16,8 @@ from play2prompt.tools.model import Invocation
 
 M3 = "Write the person's message"
 REREAD = "Write the arguments."
+# re-reading and relabelling are off by default (evidence/names.py); these tests turn them on
+READING = (*DEFAULT_EVIDENCE, "reread", "relabel")
 
 
 @pytest.fixture
@@ -60,7 +63,7 @@ def test_request_problems_name_each_fault(loan):
 
 def _writer(loan, make_engine, query, reread):
     gen = FakeLM(rules=[(M3, {"query": query}), (REREAD, reread)])
-    engine = make_engine([loan], gen)
+    engine = make_engine([loan], gen, evidence=READING)
     return RequestWriter(loan, engine), engine
 
 
@@ -83,7 +86,7 @@ def test_an_inconsistent_request_is_gated(example_tools, make_engine):
     reads = itertools.cycle([swapped, args])  # the second reading (to relabel) disagrees
     gen = FakeLM(rules=[(M3, {"query": "How much is 150 US dollars in euros?"}),
                         (REREAD, lambda request, i: next(reads))])
-    engine = make_engine([fx], gen)
+    engine = make_engine([fx], gen, evidence=READING)
     inv = Invocation("convert_currency", args)
     obs = asyncio.run(engine.runtime.run(inv))
     req = asyncio.run(RequestWriter(fx, engine).write(inv, obs, "k", FactBook(fx)))
@@ -163,7 +166,7 @@ def test_a_draft_that_reads_to_another_call_is_redrawn(example_tools, make_engin
                           args,  # read again to relabel: no agreement, no relabel
                           {"query": "How many US dollars do I get for 150 euros?"},
                           args])
-    engine = make_engine([fx], gen)
+    engine = make_engine([fx], gen, evidence=READING)
     inv = Invocation("convert_currency", args)
     obs = asyncio.run(engine.runtime.run(inv))
     req = asyncio.run(RequestWriter(fx, engine).write(inv, obs, "k", FactBook(fx)))
@@ -191,7 +194,7 @@ def _timezone(example_tools, make_engine, query):
     args = {"time": "15:45", "from_tz": "America/New_York", "to_tz": "Asia/Tokyo"}
     gen = FakeLM(rules=[(M3, {"query": query}),
                         (REREAD, {"time": "15:45", "from_tz": "New York", "to_tz": "Tokyo"})])
-    engine = make_engine([tz], gen)
+    engine = make_engine([tz], gen, evidence=READING)
     inv = Invocation(tz.name, args)
     obs = asyncio.run(engine.runtime.run(inv))
     assert obs.ok
@@ -229,7 +232,8 @@ def _shipping(tmp_path, query, read):
     ctx = ExecContext(base_dir=fresh, default_timeout=30.0)
     store = RunStore(tmp_path / query[-20:].replace(" ", "-") / "run.db")  # no cached reading
     try:
-        engine = build_engine([tool], store, preset("quick"), generator=gen.with_log(store),
+        engine = build_engine([tool], store, preset("quick", evidence=READING),
+                              generator=gen.with_log(store),
                               task_model=gen.with_log(store), exec_ctx=ctx)
         inv = Invocation(tool.name, {"weight": 500, "service": "STD", "destination": "CA"})
         obs = asyncio.run(engine.runtime.run(inv))
@@ -370,7 +374,7 @@ def test_a_request_no_draft_got_right_is_written_a_value_at_a_time(loan, make_en
                                  "value_3": "I pay it back over 4 years."}),
                         (M3, {"query": "What is the monthly payment on my loan?"}),
                         (REREAD, args)])
-    engine = make_engine([loan], gen, evidence=(*engine_default(), "request-parts"))
+    engine = make_engine([loan], gen, evidence=(*READING, "request-parts"))
     inv = Invocation("loan_payment", args)
     obs = asyncio.run(engine.runtime.run(inv))
     req = asyncio.run(RequestWriter(loan, engine).write(inv, obs, "k", FactBook(loan)))
