@@ -67,9 +67,10 @@ def optimize_command(
              "request-parts, reread, relabel, doc-completion, claim-check, facts-doc, "
              "fact-tests, unasked-tests, describe, describe-check, known-operations, "
              "output-units, set-check; -NAME / +NAME: one off / on the default list "
-             "(-reread,-relabel); none: the paper's method exactly (default: all but "
-             "doc-completion, which measured no effect, and value-probes, request-parts, "
-             "unasked-tests, known-operations and output-units)"),
+             "(+reread,-set-check); none: the paper's method exactly (default: all but "
+             "doc-completion, reread and relabel, which measured no effect, and "
+             "value-probes, request-parts, unasked-tests, known-operations and "
+             "output-units)"),
     no_evidence_notes: bool = typer.Option(False, "--no-evidence-notes",
                                            help="no code-written facts doc candidate (as "
                                                 "--evidence without facts-doc)"),
