@@ -34,6 +34,7 @@ from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
 from play2prompt.evidence.error_text import words
+from play2prompt.evidence.named_codes import codes_of, standard_shown
 from play2prompt.method.discovery import described_doc, discovered_parameters, with_discovered
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
@@ -244,8 +245,8 @@ class FactBook:
             out.extend(f.text for f in self.facts if f.kind == "param" and f.values[0] == "absent")
         out.extend(f.text for f in self.of(param) if f.kind == "rule")
         if not accepted:
-            out.extend(f.text for f in self.of(param) if f.kind == "rejects")
             worked = self.examples(param, 10)
+            out.extend(self._standard(param, worked))
             formats = sorted({f for f in (format_of(v) for v in worked) if f})
             if formats:
                 out.append("Format: " + " or ".join(formats) + ".")
@@ -255,6 +256,20 @@ class FactBook:
             if shown:
                 out.append("For example: " + ", ".join(repr(v) for v in shown) + ".")
         return list(dict.fromkeys(out))
+
+    def _standard(self, param: str, worked: list[str]) -> list[str]:
+        """The refusals of ``param``, or the standard they and the values that worked show
+        (:func:`named_codes.standard_shown`) in place of the names it refused: a small model
+        copies a value a doc quotes, refused or not (fresh17: "'Canada' is rejected", then
+        destination='Canada' for "to IE")."""
+        refusals = [f for f in self.of(param) if f.kind == "rejects"]
+        about = " ".join([param.replace("_", " "), self.tool.doc.params.get(param, ""),
+                          *(f.text for f in refusals), *map(repr, worked)])
+        standard = standard_shown(worked, self.rejected(param), about)
+        if standard is None:
+            return [f.text for f in refusals]
+        return [f"{param} takes {standard}.", *(f.text for f in refusals if not all(
+            codes_of(v) for v in f.values))]
 
     def render(self) -> str:
         """The facts for a prompt, one line per parameter (those the errors showed too)."""

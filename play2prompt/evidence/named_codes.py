@@ -23,6 +23,7 @@ are CSS's sixteen basic ones (data), not CSS4's 148, which people do not say ("w
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -189,6 +190,21 @@ def code_name(value: Any, about: str) -> Named | None:
     return None
 
 
+def standard_shown(worked: Sequence[str], rejected: Iterable[str], about: str) -> str | None:
+    """The standard a text parameter takes, where play showed it: every value that worked is a
+    code of one kind (:func:`code_name`: a country, a currency or a time zone, the kind shown
+    by ``about``) and the tool refused a name of that kind or another of its forms ("Canada"
+    and "USA" refused, "CA" and "US" taken): that kind's :data:`STANDARDS` ("a two-letter
+    country code (ISO 3166-1), not the country's name"). None otherwise."""
+    named = [code_name(v, about) for v in worked]
+    kinds = {n.kind for n in named if n is not None}
+    if not named or None in named or len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    refused = any(kind in {k for k, _ in codes_of(r)} for r in rejected)
+    return STANDARDS[kind] if refused else None
+
+
 def said_by_name(value: Any, about: str, query: str) -> bool:
     """``query`` says the code ``value`` by a name people use for it (:func:`code_names`:
     "Canada" for "CA" where ``about`` shows a country)."""
@@ -196,4 +212,4 @@ def said_by_name(value: Any, about: str, query: str) -> bool:
 
 
 __all__ = ["STANDARDS", "Named", "code_name", "code_names", "colour_names", "kind_shown",
-           "said_by_name", "zone_name"]
+           "said_by_name", "standard_shown", "zone_name"]

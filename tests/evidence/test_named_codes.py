@@ -5,7 +5,7 @@ import pytest
 
 from play2prompt.evidence.everyday import everyday_forms
 from play2prompt.evidence.fact_targets import form_problems
-from play2prompt.evidence.named_codes import code_name, kind_shown
+from play2prompt.evidence.named_codes import STANDARDS, code_name, kind_shown, standard_shown
 from play2prompt.tools.model import Invocation
 
 REJECTED = "'Canada' is rejected (no rates for destination). For example: 'US'."
@@ -90,3 +90,38 @@ def test_a_hex_colour_is_said_by_its_basic_name_and_in_rgb_notation():
     written = form_problems(white, "#FFFFFF", "Is white (#FFFFFF) readable on #000000?",
                             "foreground", others)
     assert written and "the code the tool takes" in written[0]
+
+
+def test_play_shows_the_standard_where_codes_worked_and_a_name_was_refused():
+    country = "destination country 'Canada' is rejected"
+    assert standard_shown(["US", "CA"], {"Canada", "USA"}, country) == STANDARDS["country"]
+    assert standard_shown(["US", "CA"], {"zzqx"}, country) is None        # no name refused
+    assert standard_shown(["US", "Canada"], {"USA"}, country) is None     # a name worked
+    assert standard_shown(["America/New_York"], {"Tokyo"}, "to tz") == STANDARDS["zone"]
+    assert standard_shown([], {"Canada"}, country) is None
+
+
+def test_the_facts_say_the_standard_instead_of_the_names_refused():
+    """fresh17: the facts doc said "'Canada' is rejected ... For example: 'US'", and the task
+    model wrote destination='Canada' even for "to IE"; the calls play made show the
+    standard."""
+    from pathlib import Path
+
+    from play2prompt.evidence.facts import FactBook
+    from play2prompt.tools.loading import load_tools
+    from play2prompt.tools.model import Observation
+
+    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh" / "tools.json"
+    tool = next(t for t in load_tools(fresh) if t.name == "shipping_quote")
+    book = FactBook(tool)
+    ok = Observation(True, {"price": 18.5, "currency": "GBP", "delivery_days": 8})
+    for dest in ("US", "CA"):
+        book.observe(Invocation(tool.name, {"weight": 10, "service": "STD",
+                                            "destination": dest}), ok)
+    refused = Observation(False, None, "ValueError: no rates for destination 'Canada'",
+                          "exception")
+    book.observe(Invocation(tool.name, {"weight": 10, "service": "STD",
+                                        "destination": "Canada"}), refused)
+    said = " ".join(book.sentences("destination"))
+    assert "destination takes a two-letter country code (ISO 3166-1)" in said
+    assert "'Canada'" not in said
