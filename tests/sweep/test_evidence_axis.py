@@ -36,12 +36,12 @@ def test_a_bad_name_is_one_line(bad):
 
 def test_the_run_key_differs_by_evidence():
     default = ("-doc-completion+value-probes+request-parts+known-operations+unasked-tests"
-               "+output-units")
+               "+output-units+reread+relabel")
     space = SweepSpace.parse([f"evidence=all,-probes,none,{default}"])
     keys = [plan_trial(p, preset("quick"), 3).opt_key("tools") for p in space.grid()]
     assert len(set(keys)) == 4
     plain = plan_trial({"variant": "full"}, preset("quick"), 3).opt_key("tools")
-    assert keys[3] == plain      # the default: all but doc-completion and five new ones
+    assert keys[3] == plain      # the default: all but eight (evidence/names.py)
 
 
 class FingerprintedLM(CountingLM):
