@@ -226,8 +226,13 @@ class FactBook:
     def about(self, param: str, description: str = "") -> str:
         """What shows the kind of value ``param`` takes ("destination country"): its name, its
         doc's ``description``, its facts and up to 10 of its values that worked."""
-        return (f"{param.replace('_', ' ')} {description} {' '.join(self.sentences(param))} "
-                f"{' '.join(repr(v) for v in self.examples(param, 10))}")
+        return self._kind_text(param, description, self.sentences(param))
+
+    def _kind_text(self, param: str, description: str, said: Sequence[str]) -> str:
+        """``param``'s name, ``description``, the sentences ``said`` and up to 10 of its
+        values that worked, as one text for :mod:`named_codes` to find a kind in."""
+        return " ".join([param.replace("_", " "), description, *said,
+                         *map(repr, self.examples(param, 10))])
 
     def sentences(self, param: str, examples: bool = True) -> list[str]:
         """What a doc should say about ``param`` (or the tool, for ""), as sentences;
@@ -263,8 +268,8 @@ class FactBook:
         copies a value a doc quotes, refused or not (fresh17: "'Canada' is rejected", then
         destination='Canada' for "to IE")."""
         refusals = [f for f in self.of(param) if f.kind == "rejects"]
-        about = " ".join([param.replace("_", " "), self.tool.doc.params.get(param, ""),
-                          *(f.text for f in refusals), *map(repr, worked)])
+        about = self._kind_text(param, self.tool.doc.params.get(param, ""),
+                                [f.text for f in refusals])
         standard = standard_shown(worked, self.rejected(param), about)
         if standard is None:
             return [f.text for f in refusals]
