@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from functools import cache
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import ACCEPTS, Fact, FactBook, strip_refuted
+from play2prompt.evidence.facts import ACCEPTS, Fact, FactBook
+from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.tools.model import ToolDoc
 
 _CONTENT = re.compile(r"[a-z0-9][a-z0-9'/-]{3,}")

@@ -46,8 +46,9 @@ from play2prompt.evidence.fact_targets import (
     form_problems,
     plan_targets,
 )
-from play2prompt.evidence.facts import Fact, FactBook, known_doc, strip_refuted
+from play2prompt.evidence.facts import Fact, FactBook, known_doc
 from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
+from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants, without
 from play2prompt.method.discovery import described_doc

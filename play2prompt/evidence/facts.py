@@ -22,7 +22,8 @@ through the run's scrubber (:mod:`play2prompt.scrub`) before it is read: a secre
 message never becomes a fact, and so never reaches a doc.
 
 How error text is read is in :mod:`play2prompt.evidence.error_reading` (and the modules it names);
-the probes that make a tool say more are in :mod:`play2prompt.evidence.probes`.
+the probes that make a tool say more are in :mod:`play2prompt.evidence.probes`; what the facts
+refute in D0 is in :mod:`play2prompt.evidence.refuted`.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
-from play2prompt.evidence.error_text import words
 from play2prompt.evidence.named_codes import codes_of, standard_shown
+from play2prompt.evidence.refuted import ACTS_ON, strip_refuted
 from play2prompt.method.discovery import described_doc, discovered_parameters, with_discovered
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
@@ -46,8 +47,6 @@ NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "pars
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
 MAX_TEXT = 160               # characters of one fact sentence
-ACTS_ON = "acts-on"          # a rule's first value where the rest are the only texts the tool
-                             # acts on (:mod:`play2prompt.evidence.values`)
 
 
 @dataclass(frozen=True)
@@ -342,63 +341,6 @@ _FORMATS = (("YYYY-MM-DDTHH:MM", re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"
 def format_of(value: str) -> str | None:
     """The name of a well-known format ``value`` is written in (dates, times), if any."""
     return next((name for name, pattern in _FORMATS if pattern.match(value.strip())), None)
-
-
-def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
-    """Phrases of a D0 text that the facts refute: an example value the tool rejected ("e.g.
-    miles"), or a unit that a rule of the tool contradicts ("in meters" where the tool says
-    centimetres). A worked conversion ("For example, 1.7 metres is 170.") names the unit
-    people say, not the one the tool takes, so it tells no unit."""
-    found = []
-    intro = "|".join(words()["example_intro"])
-    for fact in facts:
-        if fact.kind == "rejects":
-            for value in fact.values:
-                m = re.search(rf"[,;(]?\s*(?:{intro})?\s*['\"]?"
-                              rf"{re.escape(value)}['\"]?(?![\w])", doc_text, re.I)
-                if m and m.group(0).strip(" ,;(").lower() != "":
-                    found.append(m.group(0))
-        if fact.kind == "rule" and fact.values[:1] == (ACTS_ON,):
-            found.extend(_ignored_sentences(doc_text, fact.values[1:]))
-    rules = " ".join(f.text for f in facts
-                     if f.kind == "rule" and tuple(f.values[:1]) != ("converts",))
-    before = "|".join(words()["unit_preposition"])
-    for family in words()["unit_families"]:
-        said = _units_in(doc_text, family)
-        told = _units_in(rules, family)
-        if said and told and not (said & told):
-            for unit in said:
-                m = re.search(rf"(?:\b(?:{before})\s+)?\b(?:{family[unit]})\b", doc_text, re.I)
-                if m:
-                    found.append(m.group(0))
-    return found
-
-
-def _ignored_sentences(doc_text: str, acted: Sequence[str]) -> list[str]:
-    """The sentences of a doc text that offer a quoted text the tool does not act on ("Can be
-    'gain weight', 'lose weight', or 'maintain weight'." where a value probe showed it acts
-    only on "lose" and "gain"): the describe step's guesses, which a 1.5B copies over the
-    fact."""
-    out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", doc_text):
-        quoted = re.findall(r"'([^']+)'|\"([^\"]+)\"", sentence)
-        if any((a or b) not in acted for a, b in quoted):
-            out.append(sentence)
-    return out
-
-
-def _units_in(text: str, family: Mapping[str, str]) -> set[str]:
-    return {unit for unit, words in family.items()
-            if re.search(rf"\b(?:{words})\b", text, re.I)}
-
-
-def strip_refuted(text: str, facts: Sequence[Fact]) -> str:
-    """``text`` without the phrases the facts refute, its punctuation tidied."""
-    for phrase in refuted_phrases(text, facts):
-        text = text.replace(phrase, " ")
-    text = re.sub(r"\(\s*\)|\s+([,.;:])", r"\1", text)
-    text = re.sub(r"\s{2,}", " ", text)
-    return text.strip(" ,;:-")
 
 
 def known_doc(tool: Tool, book: FactBook | None) -> str:

@@ -12,9 +12,9 @@ from play2prompt.evidence.facts import (
     FactBook,
     facts_doc,
     is_transient,
-    strip_refuted,
 )
 from play2prompt.evidence.probes import probes
+from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.tools.model import Invocation, Observation
 
 
