@@ -269,7 +269,7 @@ class FactBook:
         refusals = [f for f in self.of(param) if f.kind == "rejects"]
         about = self._kind_text(param, self.tool.doc.params.get(param, ""),
                                 [f.text for f in refusals])
-        standard = standard_shown(worked, self.rejected(param), about)
+        standard = standard_shown(worked, {v for f in refusals for v in f.values}, about)
         if standard is None:
             return [f.text for f in refusals]
         return [f"{param} takes {standard}.", *(f.text for f in refusals if not all(
