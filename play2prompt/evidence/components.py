@@ -22,6 +22,7 @@ from play2prompt.evidence.describe import (
     needs_description,
     verified_description,
 )
+from play2prompt.evidence.dimensions import dimensions
 from play2prompt.evidence.gates import request_problems, rescaled
 from play2prompt.evidence.operations import known_description
 from play2prompt.evidence.output_units import output_units
@@ -267,7 +268,26 @@ class OutputUnits(Counted):
         return True
 
 
+class Dimensions(Counted):
+    """A number parameter's unit from how an output that names its unit scales with it, once
+    per tool (:mod:`play2prompt.evidence.dimensions`): executions only, no LLM call; the units
+    found become rule facts."""
+
+    async def learn(self, tool: Tool, engine: Any,
+                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
+        ruled = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
+        found = await dimensions(tool, engine, calls, ruled)
+        if found is None:
+            return False
+        self.counts[r.DIMENSIONS] += 1
+        for fact in found:
+            book.add(fact)
+        return True
+
+
 class NoOutputUnits:
+    """The twin of :class:`OutputUnits` and :class:`Dimensions`: no unit learned."""
+
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
         return True

@@ -22,12 +22,14 @@ DESCRIBE = "describe"              # an undocumented tool described from its exe
 DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
 KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on them by code
 OUTPUT_UNITS = "output-units"      # a number parameter's unit, from a formula fit to outputs
+DIMENSIONS = "dimensions"          # ... from how an output that names its unit scales with it
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FORMAT_PROBES,
                              REQUEST_GATES, REQUEST_PARTS, REREAD, RELABEL, DOC_COMPLETION,
                              CLAIM_CHECK, FACTS_DOC, FACT_TESTS, UNASKED_TESTS, DESCRIBE,
-                             DESCRIBE_CHECK, KNOWN_OPERATIONS, OUTPUT_UNITS, SET_CHECK)
+                             DESCRIBE_CHECK, KNOWN_OPERATIONS, OUTPUT_UNITS, DIMENSIONS,
+                             SET_CHECK)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,

@@ -20,6 +20,7 @@ from play2prompt.evidence.names import (
     CLAIM_CHECK,
     DESCRIBE,
     DESCRIBE_CHECK,
+    DIMENSIONS,
     DOC_COMPLETION,
     EVIDENCE,
     FACT_READER,
@@ -44,10 +45,11 @@ if TYPE_CHECKING:
 
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
-__all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC",
-           "FACT_READER", "FACT_TESTS", "FORMAT_PROBES", "KNOWN_OPERATIONS", "OUTPUT_UNITS",
-           "PROBES", "RANGE_SEARCH", "RELABEL", "REQUEST_GATES", "REQUEST_PARTS", "REREAD",
-           "VALUE_PROBES", "Evidence", "active", "evidence_for"]
+__all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DIMENSIONS", "DOC_COMPLETION",
+           "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS", "FORMAT_PROBES",
+           "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES", "RANGE_SEARCH", "RELABEL",
+           "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES", "Evidence", "active",
+           "evidence_for"]
 
 
 class FactReader(Protocol):
@@ -130,7 +132,8 @@ class ClaimCheck(Protocol):
 class UnitFinder(Protocol):
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
-        """The units ``tool``'s outputs on ``calls`` show (output-units) into ``book``;
+        """The units ``tool``'s outputs on ``calls`` show (output-units, dimensions) into
+        ``book``;
         False: not yet (too few number outputs), call again with more calls."""
 
 
@@ -150,6 +153,7 @@ class Evidence:
     facts_doc: FactsDoc
     describe: Describer
     units: UnitFinder
+    dimensions: UnitFinder
 
     def uses(self, name: str) -> bool:
         return name in self.names
@@ -181,4 +185,5 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         c.Describe(counts, check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
         if DESCRIBE in names else c.NoDescribe(),
         pick(OUTPUT_UNITS, c.OutputUnits, c.NoOutputUnits),
+        pick(DIMENSIONS, c.Dimensions, c.NoOutputUnits),
     )

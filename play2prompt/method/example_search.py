@@ -75,6 +75,7 @@ class ExampleSpace:
         self.described = False            # the describe component is done with this tool
         self.verified = False             # ... and with its check (describe-check)
         self.units = False                # output-units is done with this tool
+        self.scaled = False               # dimensions is done with this tool
         self._describing = asyncio.Lock()  # concurrent proposals describe the tool once
 
     def writer(self, tool: Tool) -> RequestWriter:
@@ -201,7 +202,7 @@ class ExampleSpace:
             await self._describe_once()
 
     async def _describe_once(self) -> None:
-        if self.described and self.verified and self.units:
+        if self.described and self.verified and self.units and self.scaled:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
@@ -212,9 +213,11 @@ class ExampleSpace:
             self.described = await describer.describe(tool, self.engine, calls, self.book)
         if self.described and not self.verified:
             self.verified = await describer.verify(tool, self.engine, calls, self.book)
+        evidence = evidence_for(self.engine)
+        if not self.scaled:       # code first: a unit it finds needs no formula
+            self.scaled = await evidence.dimensions.learn(tool, self.engine, calls, self.book)
         if not self.units:
-            self.units = await evidence_for(self.engine).units.learn(tool, self.engine, calls,
-                                                                     self.book)
+            self.units = await evidence.units.learn(tool, self.engine, calls, self.book)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

@@ -16,6 +16,7 @@ from play2prompt.evidence.names import (
     DEFAULT_EVIDENCE,
     DESCRIBE,
     DESCRIBE_CHECK,
+    DIMENSIONS,
     EVIDENCE,
     FORMAT_PROBES,
     KNOWN_OPERATIONS,
@@ -86,11 +87,13 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     # drafts pass (tests/method/test_requests.py calls it); ``unasked-tests`` counts the
     # variants it adds, and the fake's few verified calls leave it none here
     # (tests/evidence/test_variants.py makes one); ``format-probes`` only tries where no call
-    # of a tool has worked, and the fake's first calls work (tests/evidence/test_formats.py)
+    # of a tool has worked, and the fake's first calls work (tests/evidence/test_formats.py);
+    # ``dimensions`` needs an output field that names its unit, which these tools' have not
+    # (tests/evidence/test_dimensions.py runs one)
     uses = _uses(result)
     assert {n for n, k in uses.items() if k} == set(EVIDENCE) - {
         DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES, REQUEST_PARTS,
-        UNASKED_TESTS, FORMAT_PROBES}, uses
+        UNASKED_TESTS, FORMAT_PROBES, DIMENSIONS}, uses
     assert uses[DESCRIBE] == 0
 
 
