@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.everyday import typical_value
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
 from play2prompt.evidence.names import UNASKED_TESTS
 from play2prompt.jsonutil import canonical
@@ -216,30 +217,58 @@ def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fac
                 call.key())
 
 
+def typical_call(inv: Invocation, param: str, book: FactBook | None) -> Invocation:
+    """``inv`` with each number but ``param`` made typical where the facts show it is not
+    (:func:`~play2prompt.evidence.everyday.typical_value`: a height of 7 is 700 where the tool
+    takes centimetres): play's tiny room gives 0.01 litres for 2 coats and for 3, so a left-out
+    ``coats`` shows no default there; the same room at its everyday size does."""
+    if book is None:
+        return inv
+    args = dict(inv.arguments)
+    for name, value in inv.arguments.items():
+        rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
+        typical = None if name == param else typical_value(value, rules)
+        if typical is not None:
+            args[name] = typical
+    return inv if args == dict(inv.arguments) else Invocation(inv.name, args)
+
+
+async def _given(engine: Engine, ex: Example, base: Invocation) -> Observation | None:
+    """What ``base`` gives: the example's own output where it is the example's call, else
+    ``base`` run (None where it fails)."""
+    if base is ex.invocation:
+        return ex.observation
+    obs = seen(await engine.runtime.run(base), engine.scrubber)
+    return obs if code_verdict(obs)[0] == 0 else None
+
+
 async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
                     book: FactBook | None) -> dict[str, Variant]:
     """The left-out variants, one per argument: the first :func:`left_out_calls` call that,
-    run without its argument, shows the argument's default (:func:`_shows_default`; the
-    neighbours from ``book``'s accepted values where it has them)."""
+    made typical (:func:`typical_call`) and run without its argument, shows the argument's
+    default (:func:`_shows_default`; the neighbours from ``book``'s accepted values where it
+    has them)."""
     tries = left_out_calls(tool, examples)
-    calls = [without(ex.invocation, param) for param, ex in tries]
-    flips = [[Invocation(ex.invocation.name, {**ex.invocation.arguments, param: v})
-              for v in neighbours(ex.invocation.arguments[param],
+    bases = [typical_call(ex.invocation, param, book) for param, ex in tries]
+    given = await asyncio.gather(*(_given(engine, ex, b) for (_, ex), b in zip(tries, bases)))
+    calls = [without(b, param) for (param, _), b in zip(tries, bases)]
+    flips = [[Invocation(b.name, {**b.arguments, param: v})
+              for v in neighbours(b.arguments[param],
                                   book.accepted(param) if book is not None else ())]
-             for param, ex in tries]
+             for (param, _), b in zip(tries, bases)]
     raw = await asyncio.gather(*(engine.runtime.run(c)
                                  for c in [*calls, *(f for fs in flips for f in fs)]))
     ran = iter(raw[len(calls):])
     out: dict[str, Variant] = {}
-    for (param, ex), call, obs, fs in zip(tries, calls, raw, flips):
+    for (param, _), base, shown, call, obs, fs in zip(tries, bases, given, calls, raw, flips):
         got = [next(ran) for _ in fs]
         obs = seen(obs, engine.scrubber)
-        if param in out or not _shows_default(canonical(ex.observation.output), obs, got,
-                                              engine.scrubber):
+        if param in out or shown is None or not _shows_default(
+                canonical(shown.output), obs, got, engine.scrubber):
             continue     # left out, it does not do as the call did, or the value did nothing
-        value = ex.invocation.arguments[param]
+        value = base.arguments[param]
         out[param] = Variant(param, LEFT_OUT, call, obs,
-                             default_fact(param, value, ex.invocation, obs))
+                             default_fact(param, value, base, shown))
     return out
 
 
@@ -267,4 +296,4 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
 
 __all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
            "default_fact", "find_variants", "left_out_calls", "neighbours", "other_sign_probes",
-           "sign_fact", "unasked_calls", "unasked_fact", "without"]
+           "sign_fact", "typical_call", "unasked_calls", "unasked_fact", "without"]

@@ -200,3 +200,45 @@ def test_neighbours_of_a_default():
     assert neighbours(2, ("a", "b")) == [1, 3]
     assert neighbours(1, ("1", "1.5", "2")) == [1.5]   # not cut to the value itself
     assert neighbours(2, ("1", "2", "inf", "nan")) == [1]   # no number but a finite one
+
+
+def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
+    """fresh17's paint calls were 10 x 15 x 7 cm rooms: 2 and 3 coats both need 0.01 litres, so
+    a left-out ``coats`` showed no default. Made typical by the centimetre fact (a 7 cm wall is
+    700: `everyday.typical_value`), the room shows that 2 is the default."""
+    from pathlib import Path
+
+    from play2prompt.config import preset
+    from play2prompt.engine import build_engine
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.evidence.variants import typical_call
+    from play2prompt.store.db import RunStore
+    from play2prompt.tools.executors._base import ExecContext
+    from play2prompt.tools.loading import load_tools
+
+    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
+    paint = next(t for t in load_tools(fresh / "tools.json") if t.name == "paint_needed")
+    ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
+    try:
+        engine = build_engine([paint], store, preset("quick"), generator=FakeLM(),
+                              task_model=FakeLM(), exec_ctx=ctx)
+        book = FactBook(paint)
+        found = asyncio.run(_variants(engine, paint, book))
+        assert found == []                            # no unit known: 2 and 3 coats alike
+        for p in ("length", "width", "height"):
+            book.add(Fact(p, "rule", f"`{p}` is in centimetres."))
+        call = Invocation(paint.name, {"length": 10, "width": 15, "height": 7, "coats": 2})
+        assert typical_call(call, "coats", book).arguments == {
+            "length": 10, "width": 15, "height": 700, "coats": 2}
+        (variant,) = asyncio.run(_variants(engine, paint, book))
+        assert variant.kind == LEFT_OUT and variant.invocation.arguments == {
+            "length": 10, "width": 15, "height": 700}
+        assert "defaults to 2" in variant.fact.text
+    finally:
+        ctx.close()
+        store.close()
+
+
+async def _variants(engine, tool, book):
+    ex = await _example(engine, tool, {"length": 10, "width": 15, "height": 7, "coats": 2})
+    return await find_variants(tool, engine, [ex], (), 2, book=book)
