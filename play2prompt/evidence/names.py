@@ -69,6 +69,7 @@ def active(config: Any) -> tuple[str, ...]:
     off = {PROBES: not config.probe, VALUE_PROBES: not config.probe or PROBES not in named,
            RANGE_SEARCH: not config.probe or PROBES not in named,
            FORMAT_PROBES: not config.probe or PROBES not in named,
+           DIMENSIONS: not config.probe,        # it runs the tool on calls play never made
            FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0, UNASKED_TESTS: config.fact_tests <= 0,
            SET_CHECK: config.set_check <= 0}
