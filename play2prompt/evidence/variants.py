@@ -247,7 +247,8 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
     """The left-out variants, one per argument: the first :func:`left_out_calls` call that,
     made typical (:func:`typical_call`) and run without its argument, shows the argument's
     default (:func:`_shows_default`; the neighbours from ``book``'s accepted values where it
-    has them)."""
+    has them); where none does, the one other value the first such call ran like
+    (:func:`_default_elsewhere`)."""
     tries = left_out_calls(tool, examples)
     bases = [typical_call(ex.invocation, param, book) for param, ex in tries]
     given = await asyncio.gather(*(_given(engine, ex, b) for (_, ex), b in zip(tries, bases)))
@@ -260,16 +261,62 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
                                  for c in [*calls, *(f for fs in flips for f in fs)]))
     ran = iter(raw[len(calls):])
     out: dict[str, Variant] = {}
+    elsewhere: list[tuple[str, Invocation, Invocation, Observation]] = []
     for (param, _), base, shown, call, obs, fs in zip(tries, bases, given, calls, raw, flips):
         got = [next(ran) for _ in fs]
         obs = seen(obs, engine.scrubber)
         if param in out or shown is None or not _shows_default(
                 canonical(shown.output), obs, got, engine.scrubber):
+            if shown is not None and code_verdict(obs)[0] == 0 and param not in {
+                    e[0] for e in elsewhere}:
+                elsewhere.append((param, base, call, obs))
             continue     # left out, it does not do as the call did, or the value did nothing
         value = base.arguments[param]
         out[param] = Variant(param, LEFT_OUT, call, obs,
                              default_fact(param, value, base, shown))
+    for param, base, call, obs in elsewhere:
+        if param not in out and (found := await _default_elsewhere(
+                engine, base, param, obs, book)) is not None:
+            out[param] = Variant(param, LEFT_OUT, call, obs, default_fact(param, *found))
     return out
+
+
+def default_candidates(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
+    """What an argument left out may default to where the call's own value did not give the
+    left-out output: a flag's other value; 0, 1 and the values the tool lists (a tip of 0.15
+    left out split the bill as a tip of 0 does)."""
+    if isinstance(value, bool):
+        return [not value]
+    out: list[Any] = []
+    for n in (0, 1, *(m for m in map(parse_number, accepted) if m is not None)):
+        n = int(n) if n == int(n) and isinstance(value, int) else float(n)   # 0.0 runs as 0.0
+        if n != value and n not in out:
+            out.append(n)
+    return out
+
+
+async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left: Observation,
+                             book: FactBook | None) -> tuple[Any, Invocation, Observation] | None:
+    """The one :func:`default_candidates` value whose call gives the left-out output ``left``,
+    where its neighbours give another (:func:`_shows_default`), with that call and output;
+    None where none or two do."""
+    accepted = book.accepted(param) if book is not None else ()
+    tries = [Invocation(base.name, {**base.arguments, param: v})
+             for v in default_candidates(base.arguments[param], accepted)]
+    ran = [seen(o, engine.scrubber)
+           for o in await asyncio.gather(*(engine.runtime.run(c) for c in tries))]
+    same = [(c, o) for c, o in zip(tries, ran)
+            if o.ok and canonical(o.output) == canonical(left.output)]
+    if len(same) != 1:
+        return None
+    call, obs = same[0]
+    value = call.arguments[param]
+    flips = [Invocation(base.name, {**base.arguments, param: v})
+             for v in neighbours(value, accepted)]
+    got = await asyncio.gather(*(engine.runtime.run(f) for f in flips))
+    if not _shows_default(canonical(obs.output), left, got, engine.scrubber):
+        return None
+    return value, call, obs
 
 
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
@@ -295,5 +342,6 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
 
 
 __all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
-           "default_fact", "find_variants", "left_out_calls", "neighbours", "other_sign_probes",
-           "sign_fact", "typical_call", "unasked_calls", "unasked_fact", "without"]
+           "default_candidates", "default_fact", "find_variants", "left_out_calls",
+           "neighbours", "other_sign_probes", "sign_fact", "typical_call", "unasked_calls",
+           "unasked_fact", "without"]

@@ -76,7 +76,8 @@ def test_a_left_out_request_that_names_the_option_is_refused(add_days, make_engi
     assert not any(REREAD in str(r.messages) for r in gen.requests)
 
 
-def test_an_argument_whose_absence_changes_the_output_is_no_variant(add_days, make_engine):
+def test_an_argument_whose_absence_changes_the_output_shows_the_other_value_as_default(
+        add_days, make_engine):
     engine = make_engine([add_days], FakeLM(), FakeLM())
 
     async def run():
@@ -85,7 +86,10 @@ def test_an_argument_whose_absence_changes_the_output_is_no_variant(add_days, ma
 
     tries, variants = asyncio.run(run())
     assert [p for p, _ in tries] == ["business_days"]
-    assert variants == []              # 10 business days is not 10 days: no default shown
+    # 10 business days is not 10 days: left out, the call runs as business_days=False does
+    (variant,) = variants
+    assert variant.invocation.arguments == START
+    assert variant.fact.text.startswith("Optional; defaults to false")
 
 
 def test_a_probe_of_the_other_sign_that_ran_is_said_the_way_people_say_it(
@@ -242,3 +246,40 @@ def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
 async def _variants(engine, tool, book):
     ex = await _example(engine, tool, {"length": 10, "width": 15, "height": 7, "coats": 2})
     return await find_variants(tool, engine, [ex], (), 2, book=book)
+
+
+def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values(tmp_path):
+    """fresh14-18's split-bill calls all set a tip (0.15, 0.2): left out, the bill splits as a
+    tip of 0 does, and 0.1 either side of 0 splits it otherwise, so 0 is the default; the task
+    model, whose facts doc led with "For example, 1 out of 10 is 0.1", had written tip=0.1 for
+    "Split 86.40 three ways"."""
+    from pathlib import Path
+
+    from play2prompt.config import preset
+    from play2prompt.engine import build_engine
+    from play2prompt.evidence.variants import default_candidates
+    from play2prompt.store.db import RunStore
+    from play2prompt.tools.executors._base import ExecContext
+    from play2prompt.tools.loading import load_tools
+
+    assert default_candidates(0.15) == [0.0, 1.0] and default_candidates(True) == [False]
+    assert default_candidates(12, ["1", "4", "12", "52"]) == [0, 1, 4, 52]
+    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
+    split = next(t for t in load_tools(fresh / "tools.json") if t.name == "split_bill")
+    ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
+    try:
+        engine = build_engine([split], store, preset("quick"), generator=FakeLM(),
+                              task_model=FakeLM(), exec_ctx=ctx)
+
+        async def run():
+            ex = await _example(engine, split, {"total": 120, "people": 4, "tip": 0.15})
+            return await find_variants(split, engine, [ex], (), 2, book=FactBook(split))
+
+        (variant,) = asyncio.run(run())
+        assert variant.kind == LEFT_OUT
+        assert variant.invocation.arguments == {"total": 120, "people": 4}
+        assert variant.fact.text.startswith("Optional; defaults to 0.0 ")
+        assert variant.observation.output["tip_amount"] == 0
+    finally:
+        ctx.close()
+        store.close()
