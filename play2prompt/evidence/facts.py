@@ -247,7 +247,8 @@ class FactBook:
                    and f.values[0] != "absent")
         if not param:   # what the tool said it does not take
             out.extend(f.text for f in self.facts if f.kind == "param" and f.values[0] == "absent")
-        out.extend(f.text for f in self.of(param) if f.kind == "rule")
+        rules = [f for f in self.of(param) if f.kind == "rule"]   # the rule, then its examples
+        out.extend(f.text for f in sorted(rules, key=lambda f: f.values[:1] == ("converts",)))
         if not accepted:
             worked = self.examples(param, 10)
             out.extend(self._standard(param, worked))

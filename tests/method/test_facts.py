@@ -108,7 +108,11 @@ def test_strip_refuted_by_a_contradicting_unit(tools):
     book.add(Fact("height", "rule", "For example, 1.7 metres is 170.",
                   ("converts", "1.7 metres", "170"), "", "c1"))
     assert strip_refuted("height in meters", book.of("height")) == "height"
-    assert facts_doc(tool, book).params["height"].startswith("height. For example, 1.7 metres")
+    # the rule first, then its worked example (fresh18s: a tip doc that opened "For example, 1
+    # out of 10 is 0.1." had the task model write tip=0.1 for a bill split with no tip)
+    assert facts_doc(tool, book).params["height"] == (
+        "height. Height is in centimetres. For example, 1.7 metres is 170. '1.75' is rejected "
+        "(height looks like metres).")
 
 
 def test_facts_are_order_independent_and_drop_held_out_calls(tools):
