@@ -45,7 +45,7 @@ from typing import Any
 from play2prompt.evidence import formula
 from play2prompt.evidence.describe import calls_messages, checked_calls
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.everyday import tool_unit
+from play2prompt.evidence.everyday import everyday_unit, tool_unit
 from play2prompt.evidence.facts import Fact
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -264,11 +264,22 @@ def unit_after(said: str, factor: float) -> str | None:
 
 
 def unit_sentence(param: str, unit: str) -> str:
+    """The rule that ``param`` is in ``unit``, with one conversion from the unit people say
+    (``everyday_forms.json``): "`length` is in centimetres (2.5 metres is 250)." A unit named
+    alone left the 1.5B writing 4 for "4 m" (fresh19s)."""
     if unit == "percent":
         return f"`{param}` is a percentage (5 means 5 %)."
     if unit == "fraction":
         return f"`{param}` is a fraction (0.05 means 5 %)."
-    return f"`{param}` is in {words(FORMS)['names'].get(unit, unit)}."
+    names = words(FORMS)["names"]
+    other = everyday_unit(unit)
+    if other is None:
+        return f"`{param}` is in {names.get(unit, unit)}."
+    scales = words(FORMS)["scales"]
+    ratio = scales[other] / scales[unit]
+    said = 2.5 if ratio > 1 else 2.5 / ratio
+    return (f"`{param}` is in {names.get(unit, unit)} ({said:g} {names.get(other, other)} is "
+            f"{said * ratio:g}).")
 
 
 def units_schema(fields: Sequence[str], params: Sequence[str]) -> dict[str, Any]:

@@ -69,6 +69,9 @@ def test_a_room_the_tool_takes_in_centimetres_is_found_from_its_area_in_square_m
         ("length", "width", "height"), "cm")
     assert all(f.kind == "rule" and "wall_area_m2 grows 100-fold" in f.evidence
                for f in facts)
+    # with one conversion from the unit people say (fresh19s: "in centimetres" alone, and
+    # the 1.5B still wrote 4 for "4 m")
+    assert facts[0].text == "`length` is in centimetres (2.5 metres is 250)."
 
 
 def test_metres_are_said_where_the_shape_constant_is_one_and_a_ruled_unit_is_kept(tmp_path):
