@@ -283,12 +283,14 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
 
 def default_candidates(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
     """What an argument left out may default to where the call's own value did not give the
-    left-out output: a flag's other value; 0, 1 and the values the tool lists (a tip of 0.15
-    left out split the bill as a tip of 0 does)."""
+    left-out output: a flag's other value; 0, 1, the values the tool lists and the call's
+    value's neighbours (a tip of 0.15 left out split the bill as a tip of 0 does; 3 coats
+    left out painted as 2 do)."""
     if isinstance(value, bool):
         return [not value]
     out: list[Any] = []
-    for n in (0, 1, *(m for m in map(parse_number, accepted) if m is not None)):
+    listed = [m for m in map(parse_number, accepted) if m is not None]
+    for n in (0, 1, *listed, *neighbours(value, accepted)):
         n = int(n) if n == int(n) and isinstance(value, int) else float(n)   # 0.0 runs as 0.0
         if n != value and n not in out:
             out.append(n)

@@ -192,7 +192,9 @@ def test_a_number_whose_neighbours_change_the_output_has_its_default_shown(examp
     assert "limit" not in shown[0].invocation.arguments
     assert asyncio.run(run({"query": "charger", "max_price": 100000})) == []
     assert asyncio.run(run({"query": "charger", "limit": 5})) == []    # one match: 4, 6 alike
-    assert asyncio.run(run({"query": "", "limit": 4})) == []           # not the default
+    # 4 is not the default, but left out it lists as its neighbour 5 does (3 and 6 otherwise)
+    (found,) = asyncio.run(run({"query": "", "limit": 4}))
+    assert found.fact.text.startswith("Optional; defaults to 5")
 
 
 def test_neighbours_of_a_default():
@@ -262,8 +264,10 @@ def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values
     from play2prompt.tools.executors._base import ExecContext
     from play2prompt.tools.loading import load_tools
 
-    assert default_candidates(0.15) == [0.0, 1.0] and default_candidates(True) == [False]
+    assert default_candidates(True) == [False]
+    assert default_candidates(0.15) == pytest.approx([0.0, 1.0, 0.135, 0.165])
     assert default_candidates(12, ["1", "4", "12", "52"]) == [0, 1, 4, 52]
+    assert default_candidates(3) == [0, 1, 2, 4]       # fresh20s: 3 coats, the default 2
     fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
     split = next(t for t in load_tools(fresh / "tools.json") if t.name == "split_bill")
     ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
