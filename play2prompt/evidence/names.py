@@ -56,6 +56,9 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
 # fresh16-norr against fresh16: 62.5 against 60.9 %, +2 / -1), and re-reading spends 7 % of a
 # run's model time (fresh16) on refusing requests, among them the difficult ones D0 fails
 # (fresh16's shipping requests, "to Canada", refused for a reading that wrote 'Canada').
+# dimensions is on since 2026-11-29: executions only, no LLM call; it found the held-out paint
+# tool's centimetres, which no error states (replays fresh19s, fresh20s: 65.6 %, noise-level
+# against 64.1 % before; docs/results.md).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
     DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
     OUTPUT_UNITS, REREAD, RELABEL))
