@@ -250,39 +250,44 @@ class NoDescribe:
         return True
 
 
-class OutputUnits(Counted):
-    """A number parameter's unit from a formula fit to the tool's outputs, once per tool
+class _Units(Counted):
+    """A finder of units (``find``: the facts it found, None while it has no chance yet),
+    once per tool; its calls counted under ``name``, the units found added as facts."""
+
+    name = ""
+
+    @staticmethod
+    async def find(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
+                   ruled: dict[str, str]) -> list[Any] | None:
+        raise NotImplementedError
+
+    async def learn(self, tool: Tool, engine: Any,
+                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
+        ruled = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
+        found = await self.find(tool, engine, calls, ruled)
+        if found is None:
+            return False
+        self.counts[self.name] += 1
+        for fact in found:
+            book.add(fact)
+        return True
+
+
+class OutputUnits(_Units):
+    """A number parameter's unit from a formula fit to the tool's outputs
     (:mod:`play2prompt.evidence.output_units`): up to three generator calls where the tool has
-    number outputs and a number parameter no fact gives a unit yet; the units found become
-    rule facts."""
+    number outputs and a number parameter no fact gives a unit yet."""
 
-    async def learn(self, tool: Tool, engine: Any,
-                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
-        ruled = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
-        found = await output_units(tool, engine, calls, ruled)
-        if found is None:
-            return False
-        self.counts[r.OUTPUT_UNITS] += 1
-        for fact in found:
-            book.add(fact)
-        return True
+    name = r.OUTPUT_UNITS
+    find = staticmethod(output_units)
 
 
-class Dimensions(Counted):
-    """A number parameter's unit from how an output that names its unit scales with it, once
-    per tool (:mod:`play2prompt.evidence.dimensions`): executions only, no LLM call; the units
-    found become rule facts."""
+class Dimensions(_Units):
+    """A number parameter's unit from how an output that names its unit scales with it
+    (:mod:`play2prompt.evidence.dimensions`): executions only, no LLM call."""
 
-    async def learn(self, tool: Tool, engine: Any,
-                    calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:
-        ruled = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
-        found = await dimensions(tool, engine, calls, ruled)
-        if found is None:
-            return False
-        self.counts[r.DIMENSIONS] += 1
-        for fact in found:
-            book.add(fact)
-        return True
+    name = r.DIMENSIONS
+    find = staticmethod(dimensions)
 
 
 class NoOutputUnits:

@@ -2,18 +2,22 @@
 of the other sign become verified fact tests that D0 fails, and facts."""
 
 import asyncio
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 from play2prompt.evidence.fact_tests import write_fact_tests
-from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.variants import (
     LEFT_OUT,
     OTHER_SIGN,
+    default_candidates,
     find_variants,
     left_out_calls,
     neighbours,
     other_sign_probes,
+    typical_call,
 )
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.example_search import Example, ExampleSpace
@@ -208,26 +212,31 @@ def test_neighbours_of_a_default():
     assert neighbours(2, ("1", "2", "inf", "nan")) == [1]   # no number but a finite one
 
 
-def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
-    """fresh17's paint calls were 10 x 15 x 7 cm rooms: 2 and 3 coats both need 0.01 litres, so
-    a left-out ``coats`` showed no default. Made typical by the centimetre fact (a 7 cm wall is
-    700: `everyday.typical_value`), the room shows that 2 is the default."""
-    from pathlib import Path
-
+@contextmanager
+def _fresh(tmp_path, name):
+    """An engine over examples/fresh's tool ``name`` (its real code), and the tool."""
     from play2prompt.config import preset
     from play2prompt.engine import build_engine
-    from play2prompt.evidence.facts import Fact
-    from play2prompt.evidence.variants import typical_call
     from play2prompt.store.db import RunStore
     from play2prompt.tools.executors._base import ExecContext
     from play2prompt.tools.loading import load_tools
 
     fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
-    paint = next(t for t in load_tools(fresh / "tools.json") if t.name == "paint_needed")
+    tool = next(t for t in load_tools(fresh / "tools.json") if t.name == name)
     ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
     try:
-        engine = build_engine([paint], store, preset("quick"), generator=FakeLM(),
-                              task_model=FakeLM(), exec_ctx=ctx)
+        yield build_engine([tool], store, preset("quick"), generator=FakeLM(),
+                           task_model=FakeLM(), exec_ctx=ctx), tool
+    finally:
+        ctx.close()
+        store.close()
+
+
+def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
+    """fresh17's paint calls were 10 x 15 x 7 cm rooms: 2 and 3 coats both need 0.01 litres, so
+    a left-out ``coats`` showed no default. Made typical by the centimetre fact (a 7 cm wall is
+    700: `everyday.typical_value`), the room shows that 2 is the default."""
+    with _fresh(tmp_path, "paint_needed") as (engine, paint):
         book = FactBook(paint)
         found = asyncio.run(_variants(engine, paint, book))
         assert found == []                            # no unit known: 2 and 3 coats alike
@@ -240,9 +249,6 @@ def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
         assert variant.kind == LEFT_OUT and variant.invocation.arguments == {
             "length": 10, "width": 15, "height": 700}
         assert "defaults to 2" in variant.fact.text
-    finally:
-        ctx.close()
-        store.close()
 
 
 async def _variants(engine, tool, book):
@@ -255,26 +261,11 @@ def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values
     tip of 0 does, and 0.1 either side of 0 splits it otherwise, so 0 is the default; the task
     model, whose facts doc led with "For example, 1 out of 10 is 0.1", had written tip=0.1 for
     "Split 86.40 three ways"."""
-    from pathlib import Path
-
-    from play2prompt.config import preset
-    from play2prompt.engine import build_engine
-    from play2prompt.evidence.variants import default_candidates
-    from play2prompt.store.db import RunStore
-    from play2prompt.tools.executors._base import ExecContext
-    from play2prompt.tools.loading import load_tools
-
     assert default_candidates(True) == [False]
     assert default_candidates(0.15) == pytest.approx([0.0, 1.0, 0.135, 0.165])
     assert default_candidates(12, ["1", "4", "12", "52"]) == [0, 1, 4, 52]
     assert default_candidates(3) == [0, 1, 2, 4]       # fresh20s: 3 coats, the default 2
-    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
-    split = next(t for t in load_tools(fresh / "tools.json") if t.name == "split_bill")
-    ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
-    try:
-        engine = build_engine([split], store, preset("quick"), generator=FakeLM(),
-                              task_model=FakeLM(), exec_ctx=ctx)
-
+    with _fresh(tmp_path, "split_bill") as (engine, split):
         async def run():
             ex = await _example(engine, split, {"total": 120, "people": 4, "tip": 0.15})
             return await find_variants(split, engine, [ex], (), 2, book=FactBook(split))
@@ -284,6 +275,3 @@ def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values
         assert variant.invocation.arguments == {"total": 120, "people": 4}
         assert variant.fact.text.startswith("Optional; defaults to 0.0 ")
         assert variant.observation.output["tip_amount"] == 0
-    finally:
-        ctx.close()
-        store.close()
