@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from play2prompt.evidence import names as r
 from play2prompt.evidence.claims import check_claims
@@ -254,12 +254,8 @@ class _Units(Counted):
     """A finder of units (``find``: the facts it found, None while it has no chance yet),
     once per tool; its calls counted under ``name``, the units found added as facts."""
 
-    name = ""
-
-    @staticmethod
-    async def find(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
-                   ruled: dict[str, str]) -> list[Any] | None:
-        raise NotImplementedError
+    name: ClassVar[str]
+    find: ClassVar[Callable[..., Awaitable[list[Any] | None]]]
 
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:

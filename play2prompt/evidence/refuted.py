@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from play2prompt.evidence.error_text import words
+from play2prompt.method.discovery import Fact
 
 ACTS_ON = "acts-on"          # a rule's first value where the rest are the only texts the tool
                              # acts on (:mod:`play2prompt.evidence.values`)
 
 
-class Stated(Protocol):
-    """What is read of a fact (:class:`play2prompt.evidence.facts.Fact`, whose module imports
-    this one)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def values(self) -> tuple[str, ...]: ...
-
-
-def refuted_phrases(doc_text: str, facts: Sequence[Stated]) -> list[str]:
+def refuted_phrases(doc_text: str, facts: Sequence[Fact]) -> list[str]:
     """Phrases of a D0 text that the facts refute: an example value the tool rejected ("e.g.
     miles"), or a unit that a rule of the tool contradicts ("in meters" where the tool says
     centimetres). A worked conversion ("For example, 1.7 metres is 170.") names the unit
@@ -76,7 +64,7 @@ def _units_in(text: str, family: Mapping[str, str]) -> set[str]:
             if re.search(rf"\b(?:{words})\b", text, re.I)}
 
 
-def strip_refuted(text: str, facts: Sequence[Stated]) -> str:
+def strip_refuted(text: str, facts: Sequence[Fact]) -> str:
     """``text`` without the phrases the facts refute, its punctuation tidied."""
     for phrase in refuted_phrases(text, facts):
         text = text.replace(phrase, " ")
