@@ -128,21 +128,14 @@ def optimize_command(
                                        "standard error (start, phase, advance, done), no bars"),
 ) -> None:
     """Optimize tool documentation and find verified demonstrations."""
-    from rich.markup import escape
-
     from play2prompt.config import preset, split_names
     from play2prompt.evidence.names import chosen
     from play2prompt.lm.registry import parse_concurrency
     from play2prompt.optimize import optimize
     from play2prompt.progress import progress_reporter
-    from play2prompt.tools.effects import check_allow, consent_notes, parse_allow
+    from play2prompt.tools.effects import parse_allow
 
-    if recompute and not resume:
-        raise UserError("--recompute goes with --resume RUN_ID")
-    if runner not in ("local", "ray"):
-        raise UserError(f"--runner must be local or ray, got {runner!r}")
-    if opaque is not None and (benchmark not in (None, "bfcl") or resume):
-        raise UserError("--opaque goes with --benchmark bfcl or a tools file, and a new run")
+    _check_flags(recompute, resume, runner, opaque, benchmark)
     allow = parse_allow(allow_side_effects)
     if allow and resume:
         raise UserError("--allow-side-effects goes with a new run: a resumed run keeps the "
@@ -164,13 +157,7 @@ def optimize_command(
         choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
         sibling_pick=sibling_pick, set_check=set_check,
         allow_side_effects=allow or None)
-    if benchmark and not resume:  # a benchmark's recommended settings, unless given
-        from play2prompt.benchmarks import load_benchmark
-
-        for key, value in getattr(load_benchmark(benchmark), "config_defaults", {}).items():
-            if overrides.get(key) is None:
-                overrides[key] = value
-    config = preset(preset_name, **overrides)
+    config = preset(preset_name, **_benchmark_defaults(overrides, benchmark, resume))
     if metaprompts is not None:  # a folder that is not there: one line, and no run folder
         from play2prompt.metaprompts import MetaPrompts
 
@@ -179,16 +166,7 @@ def optimize_command(
     if not resume:
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
                                                   data_dir, config, opaque)
-        if opaque is not None and allow:  # real names -> the names the run's tools have
-            from dataclasses import replace
-
-            from play2prompt.tools.opacity import shown_names
-
-            allow = tuple(shown_names(loaded).get(a, a) for a in allow)
-            config = replace(config, allow_side_effects=allow)
-        check_allow(loaded, allow)
-        for note in consent_notes(loaded, allow):
-            console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
+        config = _consent(loaded, config, allow, opaque)
     elif tools_file is not None:     # the run's own tools; run from this file's folder
         base_dir = tools_file.resolve().parent
     with progress_reporter(not quiet, json_progress, unit="calls") as reporter:
@@ -199,6 +177,48 @@ def optimize_command(
                           executor=runner, ray_address=ray_address, recompute=recompute,
                           method=method, reuse_calls=split_names([reuse_calls or ""]))
     print_summary(result)
+
+
+def _check_flags(recompute, resume, runner, opaque, benchmark) -> None:
+    """Flags that do not go together: one line each."""
+    if recompute and not resume:
+        raise UserError("--recompute goes with --resume RUN_ID")
+    if runner not in ("local", "ray"):
+        raise UserError(f"--runner must be local or ray, got {runner!r}")
+    if opaque is not None and (benchmark not in (None, "bfcl") or resume):
+        raise UserError("--opaque goes with --benchmark bfcl or a tools file, and a new run")
+
+
+def _benchmark_defaults(overrides: dict, benchmark, resume) -> dict:
+    """``overrides`` with a new benchmark run's recommended settings where none was given."""
+    if benchmark and not resume:
+        from play2prompt.benchmarks import load_benchmark
+
+        for key, value in getattr(load_benchmark(benchmark), "config_defaults", {}).items():
+            if overrides.get(key) is None:
+                overrides[key] = value
+    return overrides
+
+
+def _consent(loaded, config, allow, opaque):
+    """``config`` with the tools allowed side effects named as the run names them (opaque
+    names where the tools are made opaque); refuses a name the tools lack, and warns of
+    each tool with side effects that will not run."""
+    from rich.markup import escape
+
+    from play2prompt.tools.effects import check_allow, consent_notes
+
+    if opaque is not None and allow:  # real names -> the names the run's tools have
+        from dataclasses import replace
+
+        from play2prompt.tools.opacity import shown_names
+
+        allow = tuple(shown_names(loaded).get(a, a) for a in allow)
+        config = replace(config, allow_side_effects=allow)
+    check_allow(loaded, allow)
+    for note in consent_notes(loaded, allow):
+        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
+    return config
 
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):
