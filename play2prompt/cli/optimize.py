@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from play2prompt.cli._common import console, console_err, fmt, table
 from play2prompt.errors import UserError
+
+if TYPE_CHECKING:
+    from play2prompt.config import OptimizeConfig
+    from play2prompt.tools.model import Tool
 
 
 def optimize_command(
@@ -179,7 +184,8 @@ def optimize_command(
     print_summary(result)
 
 
-def _check_flags(recompute, resume, runner, opaque, benchmark) -> None:
+def _check_flags(recompute: bool, resume: str | None, runner: str, opaque: str | None,
+                 benchmark: str | None) -> None:
     """Flags that do not go together: one line each."""
     if recompute and not resume:
         raise UserError("--recompute goes with --resume RUN_ID")
@@ -189,7 +195,8 @@ def _check_flags(recompute, resume, runner, opaque, benchmark) -> None:
         raise UserError("--opaque goes with --benchmark bfcl or a tools file, and a new run")
 
 
-def _benchmark_defaults(overrides: dict, benchmark, resume) -> dict:
+def _benchmark_defaults(overrides: dict[str, Any], benchmark: str | None,
+                        resume: str | None) -> dict[str, Any]:
     """``overrides`` with a new benchmark run's recommended settings where none was given."""
     if benchmark and not resume:
         from play2prompt.benchmarks import load_benchmark
@@ -200,7 +207,8 @@ def _benchmark_defaults(overrides: dict, benchmark, resume) -> dict:
     return overrides
 
 
-def _consent(loaded, config, allow, opaque):
+def _consent(loaded: Sequence[Tool], config: OptimizeConfig, allow: tuple[str, ...],
+             opaque: str | None) -> OptimizeConfig:
     """``config`` with the tools allowed side effects named as the run names them (opaque
     names where the tools are made opaque); refuses a name the tools lack, and warns of
     each tool with side effects that will not run."""
