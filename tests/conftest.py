@@ -81,6 +81,25 @@ def exec_ctx(tmp_path: Path) -> ExecContext:
 
 
 @pytest.fixture
+def engine_over(store):
+    """Build an Engine over ``tools`` whose code lies in ``base_dir`` (a tools.json's folder),
+    fakes as its models; each build's executors are closed after the test."""
+    from play2prompt.config import preset
+    from play2prompt.engine import build_engine
+
+    contexts: list[ExecContext] = []
+
+    def build(tools, base_dir):
+        contexts.append(ExecContext(base_dir=base_dir, default_timeout=30.0))
+        return build_engine(list(tools), store, preset("quick"), generator=FakeLM(),
+                            task_model=FakeLM(), exec_ctx=contexts[-1])
+
+    yield build
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture
 def make_engine(store, exec_ctx):
     """Build an Engine over ``tools`` with the given generator / task model (fakes)."""
     from play2prompt.config import preset

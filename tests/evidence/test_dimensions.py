@@ -11,13 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from play2prompt.config import preset
-from play2prompt.engine import build_engine
 from play2prompt.evidence.dimensions import best_unit, dimensions, field_unit, power_of
 from play2prompt.evidence.everyday import tool_unit
-from play2prompt.lm.fake import FakeLM
-from play2prompt.store.db import RunStore
-from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
 from play2prompt.tools.model import Invocation, Tool
 
@@ -40,19 +35,12 @@ def _number_tool(name, *params):
         {"python": f"tools.py:{name}"})
 
 
-def _facts(tmp_path, base, tool, args, ruled=None):
-    ctx = ExecContext(base_dir=base, default_timeout=30.0)
-    store = RunStore(tmp_path / "run.db")
-    try:
-        engine = build_engine([tool], store, preset("quick"), generator=FakeLM(),
-                              task_model=FakeLM(), exec_ctx=ctx)
-        inv = Invocation(tool.name, args)
-        obs = asyncio.run(engine.runtime.run(inv))
-        assert obs.ok
-        return asyncio.run(dimensions(tool, engine, [(inv, obs)], ruled or {}))
-    finally:
-        ctx.close()
-        store.close()
+def _facts(engine_over, base, tool, args, ruled=None):
+    engine = engine_over([tool], base)
+    inv = Invocation(tool.name, args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert obs.ok
+    return asyncio.run(dimensions(tool, engine, [(inv, obs)], ruled or {}))
 
 
 def _own(tmp_path):
@@ -61,10 +49,10 @@ def _own(tmp_path):
 
 
 def test_a_room_the_tool_takes_in_centimetres_is_found_from_its_area_in_square_metres(
-        tmp_path):
+        engine_over):
     """fresh17's paint calls were 10 x 15 x 7 (wall_area_m2 0.04): no error says cm."""
     tool = next(t for t in load_tools(FRESH / "tools.json") if t.name == "paint_needed")
-    facts = _facts(tmp_path, FRESH, tool, {"length": 10, "width": 15, "height": 7, "coats": 2})
+    facts = _facts(engine_over, FRESH, tool, {"length": 10, "width": 15, "height": 7, "coats": 2})
     assert {f.param: tool_unit(f.text) for f in facts} == dict.fromkeys(
         ("length", "width", "height"), "cm")
     assert all(f.kind == "rule" and "wall_area_m2 grows 100-fold" in f.evidence
@@ -74,21 +62,22 @@ def test_a_room_the_tool_takes_in_centimetres_is_found_from_its_area_in_square_m
     assert facts[0].text == "`length` is in centimetres (2.5 metres is 250)."
 
 
-def test_metres_are_said_where_the_shape_constant_is_one_and_a_ruled_unit_is_kept(tmp_path):
+def test_metres_are_said_where_the_shape_constant_is_one_and_a_ruled_unit_is_kept(
+        tmp_path, engine_over):
     tool = _number_tool("room", "length", "width", "height")
-    facts = _facts(tmp_path, _own(tmp_path), tool, {"length": 4, "width": 3, "height": 2.5},
+    facts = _facts(engine_over, _own(tmp_path), tool, {"length": 4, "width": 3, "height": 2.5},
                    ruled={"height": "`height` is in centimetres."})
     assert {f.param: tool_unit(f.text) for f in facts} == {"length": "m", "width": "m"}
 
 
-def test_two_sets_that_each_scale_the_output_say_nothing(tmp_path):
+def test_two_sets_that_each_scale_the_output_say_nothing(tmp_path, engine_over):
     tool = _number_tool("trip", "speed", "hours")
-    assert _facts(tmp_path, _own(tmp_path), tool, {"speed": 50, "hours": 2}) == []
+    assert _facts(engine_over, _own(tmp_path), tool, {"speed": 50, "hours": 2}) == []
 
 
-def test_an_output_a_parameter_outside_the_set_moves_says_nothing(tmp_path):
+def test_an_output_a_parameter_outside_the_set_moves_says_nothing(tmp_path, engine_over):
     tool = _number_tool("pool", "length", "width", "depth", "share")
-    assert _facts(tmp_path, _own(tmp_path), tool,
+    assert _facts(engine_over, _own(tmp_path), tool,
                   {"length": 25, "width": 10, "depth": 2, "share": 90}) == []
 
 

@@ -2,7 +2,6 @@
 of the other sign become verified fact tests that D0 fails, and facts."""
 
 import asyncio
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,14 @@ from play2prompt.evidence.variants import (
 )
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.example_search import Example, ExampleSpace
+from play2prompt.tools.loading import load_tools
 from play2prompt.tools.model import Invocation, Observation
 
 M3 = "Values the message must contain"
 M3F = "The value to say in another everyday form"
 REREAD = "Write the arguments."
 START = {"date": "2024-03-01", "days": 10}
+FRESH = Path(__file__).resolve().parents[2] / "examples" / "fresh"
 
 
 @pytest.fixture
@@ -212,43 +213,29 @@ def test_neighbours_of_a_default():
     assert neighbours(2, ("1", "2", "inf", "nan")) == [1]   # no number but a finite one
 
 
-@contextmanager
-def _fresh(tmp_path, name):
+def _fresh(engine_over, name):
     """An engine over examples/fresh's tool ``name`` (its real code), and the tool."""
-    from play2prompt.config import preset
-    from play2prompt.engine import build_engine
-    from play2prompt.store.db import RunStore
-    from play2prompt.tools.executors._base import ExecContext
-    from play2prompt.tools.loading import load_tools
-
-    fresh = Path(__file__).resolve().parents[2] / "examples" / "fresh"
-    tool = next(t for t in load_tools(fresh / "tools.json") if t.name == name)
-    ctx, store = ExecContext(base_dir=fresh, default_timeout=30.0), RunStore(tmp_path / "r.db")
-    try:
-        yield build_engine([tool], store, preset("quick"), generator=FakeLM(),
-                           task_model=FakeLM(), exec_ctx=ctx), tool
-    finally:
-        ctx.close()
-        store.close()
+    tool = next(t for t in load_tools(FRESH / "tools.json") if t.name == name)
+    return engine_over([tool], FRESH), tool
 
 
-def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(tmp_path):
+def test_a_tiny_call_is_made_typical_before_its_option_is_left_out(engine_over):
     """fresh17's paint calls were 10 x 15 x 7 cm rooms: 2 and 3 coats both need 0.01 litres, so
     a left-out ``coats`` showed no default. Made typical by the centimetre fact (a 7 cm wall is
     700: `everyday.typical_value`), the room shows that 2 is the default."""
-    with _fresh(tmp_path, "paint_needed") as (engine, paint):
-        book = FactBook(paint)
-        found = asyncio.run(_variants(engine, paint, book))
-        assert found == []                            # no unit known: 2 and 3 coats alike
-        for p in ("length", "width", "height"):
-            book.add(Fact(p, "rule", f"`{p}` is in centimetres."))
-        call = Invocation(paint.name, {"length": 10, "width": 15, "height": 7, "coats": 2})
-        assert typical_call(call, "coats", book).arguments == {
-            "length": 10, "width": 15, "height": 700, "coats": 2}
-        (variant,) = asyncio.run(_variants(engine, paint, book))
-        assert variant.kind == LEFT_OUT and variant.invocation.arguments == {
-            "length": 10, "width": 15, "height": 700}
-        assert "defaults to 2" in variant.fact.text
+    engine, paint = _fresh(engine_over, "paint_needed")
+    book = FactBook(paint)
+    found = asyncio.run(_variants(engine, paint, book))
+    assert found == []                            # no unit known: 2 and 3 coats alike
+    for p in ("length", "width", "height"):
+        book.add(Fact(p, "rule", f"`{p}` is in centimetres."))
+    call = Invocation(paint.name, {"length": 10, "width": 15, "height": 7, "coats": 2})
+    assert typical_call(call, "coats", book).arguments == {
+        "length": 10, "width": 15, "height": 700, "coats": 2}
+    (variant,) = asyncio.run(_variants(engine, paint, book))
+    assert variant.kind == LEFT_OUT and variant.invocation.arguments == {
+        "length": 10, "width": 15, "height": 700}
+    assert "defaults to 2" in variant.fact.text
 
 
 async def _variants(engine, tool, book):
@@ -256,7 +243,8 @@ async def _variants(engine, tool, book):
     return await find_variants(tool, engine, [ex], (), 2, book=book)
 
 
-def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values(tmp_path):
+def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values(
+        engine_over):
     """fresh14-18's split-bill calls all set a tip (0.15, 0.2): left out, the bill splits as a
     tip of 0 does, and 0.1 either side of 0 splits it otherwise, so 0 is the default; the task
     model, whose facts doc led with "For example, 1 out of 10 is 0.1", had written tip=0.1 for
@@ -265,13 +253,14 @@ def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values
     assert default_candidates(0.15) == pytest.approx([0.0, 1.0, 0.135, 0.165])
     assert default_candidates(12, ["1", "4", "12", "52"]) == [0, 1, 4, 52]
     assert default_candidates(3) == [0, 1, 2, 4]       # fresh20s: 3 coats, the default 2
-    with _fresh(tmp_path, "split_bill") as (engine, split):
-        async def run():
-            ex = await _example(engine, split, {"total": 120, "people": 4, "tip": 0.15})
-            return await find_variants(split, engine, [ex], (), 2, book=FactBook(split))
+    engine, split = _fresh(engine_over, "split_bill")
 
-        (variant,) = asyncio.run(run())
-        assert variant.kind == LEFT_OUT
-        assert variant.invocation.arguments == {"total": 120, "people": 4}
-        assert variant.fact.text.startswith("Optional; defaults to 0.0 ")
-        assert variant.observation.output["tip_amount"] == 0
+    async def run():
+        ex = await _example(engine, split, {"total": 120, "people": 4, "tip": 0.15})
+        return await find_variants(split, engine, [ex], (), 2, book=FactBook(split))
+
+    (variant,) = asyncio.run(run())
+    assert variant.kind == LEFT_OUT
+    assert variant.invocation.arguments == {"total": 120, "people": 4}
+    assert variant.fact.text.startswith("Optional; defaults to 0.0 ")
+    assert variant.observation.output["tip_amount"] == 0
