@@ -24,6 +24,7 @@ from play2prompt.evidence.describe import (
 )
 from play2prompt.evidence.dimensions import dimensions
 from play2prompt.evidence.gates import request_problems, rescaled
+from play2prompt.evidence.levels import levels
 from play2prompt.evidence.operations import known_description
 from play2prompt.evidence.output_units import output_units
 from play2prompt.method.discovery import DESCRIBES
@@ -286,8 +287,17 @@ class Dimensions(_Units):
     find = staticmethod(dimensions)
 
 
+class Levels(_Units):
+    """What each value of a level parameter means, as shares of an output field
+    (:mod:`play2prompt.evidence.levels`): executions only, no LLM call."""
+
+    name = r.LEVELS
+    find = staticmethod(levels)
+
+
 class NoOutputUnits:
-    """The twin of :class:`OutputUnits` and :class:`Dimensions`: no unit learned."""
+    """The twin of :class:`OutputUnits`, :class:`Dimensions` and :class:`Levels`: nothing
+    learned."""
 
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
+from play2prompt.evidence.levels import level_form_parts
 from play2prompt.evidence.named_codes import code_names
 from play2prompt.method.rewards import (
     per_year_mark,
@@ -43,7 +44,7 @@ class Form:
     month's name."""
 
     kind: str                       # unit | percent | fraction | ratio | date | time | unit name
-    #                                 | zone name | country name | currency name
+    #                                 | zone name | country name | currency name | level
     text: str
     numbers: tuple[float, ...] = ()
     mark: str = ""
@@ -262,9 +263,22 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
         form = everyday_form(value, rule)
         return [form] if form is not None else named_forms(value, f"{about} {rule}")
     often = per_year_form(value, name)
-    return [often] if often is not None else number_forms(value, rule)
+    if often is not None:
+        return [often]
+    level = level_form(value, rule, name)
+    return [level] if level is not None else number_forms(value, rule)
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "named_forms", "number_form",
-           "number_forms", "per_year_form", "ratio_form", "sign_form", "text_form", "tool_unit",
-           "typical_value", "unit_words"]
+def level_form(value: Any, rule: str, name: str) -> Form | None:
+    """A level said by the shares its rule gives ("70 to 80 % of max hr" for zone 3,
+    :mod:`play2prompt.evidence.levels`): the request must say those percentages."""
+    parts = level_form_parts(value, rule, name)
+    if parts is None:
+        return None
+    text, shares = parts
+    return Form("level", text, tuple(float(s) for s in shares), percent_pattern())
+
+
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "level_form", "named_forms",
+           "number_form", "number_forms", "per_year_form", "ratio_form", "sign_form", "text_form",
+           "tool_unit", "typical_value", "unit_words"]

@@ -28,6 +28,7 @@ from play2prompt.evidence.names import (
     FACTS_DOC,
     FORMAT_PROBES,
     KNOWN_OPERATIONS,
+    LEVELS,
     OUTPUT_UNITS,
     PROBES,
     RANGE_SEARCH,
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 # the evidence layer sits below the method and names none of its modules.
 __all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DIMENSIONS", "DOC_COMPLETION",
            "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS", "FORMAT_PROBES",
-           "KNOWN_OPERATIONS", "OUTPUT_UNITS", "PROBES", "RANGE_SEARCH", "RELABEL",
+           "KNOWN_OPERATIONS", "LEVELS", "OUTPUT_UNITS", "PROBES", "RANGE_SEARCH", "RELABEL",
            "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES", "Evidence", "active",
            "evidence_for"]
 
@@ -154,6 +155,7 @@ class Evidence:
     describe: Describer
     units: UnitFinder
     dimensions: UnitFinder
+    levels: UnitFinder
 
     def uses(self, name: str) -> bool:
         return name in self.names
@@ -186,4 +188,5 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         if DESCRIBE in names else c.NoDescribe(),
         pick(OUTPUT_UNITS, c.OutputUnits, c.NoOutputUnits),
         pick(DIMENSIONS, c.Dimensions, c.NoOutputUnits),
+        pick(LEVELS, c.Levels, c.NoOutputUnits),
     )

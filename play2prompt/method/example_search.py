@@ -76,6 +76,7 @@ class ExampleSpace:
         self.verified = False             # ... and with its check (describe-check)
         self.units = False                # output-units is done with this tool
         self.scaled = False               # dimensions is done with this tool
+        self.leveled = False              # levels is done with this tool
         self._describing = asyncio.Lock()  # concurrent proposals describe the tool once
 
     def writer(self, tool: Tool) -> RequestWriter:
@@ -202,7 +203,7 @@ class ExampleSpace:
             await self._describe_once()
 
     async def _describe_once(self) -> None:
-        if self.described and self.verified and self.units and self.scaled:
+        if self.described and self.verified and self.units and self.scaled and self.leveled:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
@@ -218,6 +219,8 @@ class ExampleSpace:
             self.scaled = await evidence.dimensions.learn(tool, self.engine, calls, self.book)
         if not self.units:
             self.units = await evidence.units.learn(tool, self.engine, calls, self.book)
+        if not self.leveled:
+            self.leveled = await evidence.levels.learn(tool, self.engine, calls, self.book)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

@@ -396,3 +396,40 @@ def test_a_count_a_year_is_a_target_without_a_fact_and_its_test_says_how_often()
                          others) == []
     assert form_problems(form, 4, "Grow 1000 at 3 %, compounded 4 times a year.",
                          "compounding", others)                # not how often: rejected
+
+
+def test_a_level_is_said_by_the_shares_play_found_and_the_original_doc_fails_it(make_engine):
+    """The held-out heart-rate tool: "zone must be 1-5" is all its errors say, and the
+    ``levels`` component found each zone as shares of max_hr; the fact test says zone 3 as
+    "70 to 80 %" of it, which a model reading "training zone" writes as zone=70."""
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.evidence.levels import levels
+    from play2prompt.tools.loading import load_tools
+    from tests.evidence.test_levels import FRESH
+
+    zone = next(t for t in load_tools(FRESH / "tools.json") if t.name == "heart_rate_zone")
+    zone = replace(zone, executor={"python": "fresh/tools.py:heart_rate_zone"})
+    query = "What's the 70 to 80 % of max heart rate range for a 40 year old?"
+    task = FakeLM(rules=[("70 to 80", tool_call(zone.name, {"age": 40, "zone": 70}))])
+    engine = make_engine([zone], FakeLM(rules=[(M3, {"query": query})]), task, lam=1.0)
+
+    async def run():
+        book = FactBook(zone)
+        book.add(Fact("zone", "rule", "zone must be between 1 and 5."))
+        calls = []
+        for args in ({"age": 40, "zone": 3}, {"age": 30, "zone": 1}):
+            inv = Invocation(zone.name, args)
+            calls.append((inv, await engine.runtime.run(inv)))
+        for fact in await levels(zone, engine, calls, {"zone": "zone must be between 1 and 5."}):
+            book.add(fact)
+        ex = Example(zone.name, "Zone 3 for a 40 year old?", *calls[0], "", 3.0, 0.0, 3.0,
+                     solved=True)
+        space = ExampleSpace(zone, engine, book)
+        return await write_fact_tests(zone, engine, space, [ex]), space
+
+    tests, space = asyncio.run(run())
+    assert [t.query for t in tests] == [query]
+    assert "said as 70 to 80 % of max hr, converted by code" in tests[0].rederived
+    assert tests[0].invocation.arguments == {"age": 40, "zone": 3}
+    assert (tests[0].solved, tests[0].r_e) == (False, 1.0)
+    assert "For example, 70 to 80 % of max hr is 3." in space.book.sentences("zone")
