@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
-from play2prompt.evidence.everyday import typical_value
+from play2prompt.evidence.everyday import tool_unit, typical_value
 from play2prompt.method.rewards import (
     missing_numbers,
     said_as_percent,
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from play2prompt.evidence.facts import FactBook
 
 WORDS = "request_words.json"
+FORMS = "everyday_forms.json"   # the unit scales
 LEAK_NGRAM = 4
 _CODE = re.compile(r"[A-Za-z_]\w*\s*\([^)]*=|[{}]|\w+_\w+\s*=|\bSELECT\b.+\bFROM\b|`|"
                    r"[?&]\w+=|\b\w\w+\s*=\s*['\"\w]|\b[A-Za-z_]\s*=\s*['\"A-Za-z_]|"
@@ -113,6 +114,38 @@ def _said_as_percentage(query: str, name: str, value: object, book: FactBook) ->
     return typical_value(value, " ".join(f.text for f in book.of(name) if f.kind == "rule"))
 
 
+def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) -> float | None:
+    """The value the request means where it says ``value`` of parameter ``name`` followed by
+    another unit of the family of the one the facts say the tool takes ("10 meters long" for
+    length=10 where the tool takes centimetres: 1000); None otherwise. Play's calls of a tool
+    in centimetres are often said in metres by m3 and verified as written (run fresh22: the
+    paint tool's "10 meters long, 15 meters wide" for 10 x 15): such an example votes for
+    the doc that ignores the unit and against the one that states it."""
+    if not is_number(value) or isinstance(value, bool):
+        return None
+    unit = tool_unit(" ".join(f.text for f in book.of(name) if f.kind == "rule"))
+    scales = word_lists(FORMS)["scales"]
+    if unit not in scales:
+        return None
+    shown = re.escape(f"{value:g}")
+    for family in word_lists()["unit_families"]:
+        for other, said in family.items() if unit in family else ():
+            if other == unit or other not in scales:
+                continue
+            if re.search(rf"(?<![\d.,]){shown}\s?(?:(?:{said})\b|{re.escape(other)}\b)",
+                         query, re.I):
+                meant = round(float(value) * scales[other] / scales[unit], 6)
+                return int(meant) if isinstance(value, int) and meant.is_integer() else meant
+    return None
+
+
+def _meant(query: str, name: str, value: object, book: FactBook) -> float | None:
+    """What the request means by ``value`` where it says it on a scale the facts refute: as a
+    percentage (:func:`_said_as_percentage`) or in another unit (:func:`_said_in_other_unit`)."""
+    meant = _said_as_percentage(query, name, value, book)
+    return meant if meant is not None else _said_in_other_unit(query, name, value, book)
+
+
 def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     """Numbers of the call the request says on a scale the facts refute: "5 %" for
     annual_rate=0.05 where play established that the tool takes a percentage (so 5 % is 5, and
@@ -121,10 +154,12 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
     two of loan_payment's four verified examples, which then voted its facts doc down)."""
     found = []
     for name, value in inv.arguments.items():
-        meant = _said_as_percentage(query, name, value, book)
-        if meant is not None:
+        if (meant := _said_as_percentage(query, name, value, book)) is not None:
             found.append(f"it says {meant:g} % where the call has {value}, but the tool takes a "
                          f"percentage ({meant:g} % is {meant:g})")
+        elif (meant := _said_in_other_unit(query, name, value, book)) is not None:
+            found.append(f"it says {value} in another unit than the tool takes ({name} "
+                         f"{meant:g} is what it means)")
     return found
 
 
@@ -141,11 +176,11 @@ def acted_text(query: str, value: object, acted: Sequence[str]) -> str | None:
 
 def rescaled(query: str, inv: Invocation, book: FactBook) -> Invocation | None:
     """The call the request asks for where it says values on the scale the facts give ("5 %"
-    for annual_rate=0.05 is annual_rate=5 where the tool takes a percentage): play's calls are
-    often atypical (fractions), and people say the typical value; or where the call's text
+    for annual_rate=0.05 is annual_rate=5 where the tool takes a percentage; "10 meters" for
+    length=10 is length=1000 where it takes centimetres): play's calls are often atypical
+    (fractions, a room 10 cm long), and people say the typical value; or where the call's text
     holds the one text the tool acts on (:func:`acted_text`). None: nothing to rescale."""
-    meant = {name: _said_as_percentage(query, name, value, book)
-             for name, value in inv.arguments.items()}
+    meant = {name: _meant(query, name, value, book) for name, value in inv.arguments.items()}
     meant.update({name: word for name, value in inv.arguments.items()
                   if (word := acted_text(query, value, book.acted_on(name))) is not None})
     args = {name: v for name, v in meant.items() if v is not None}

@@ -334,6 +334,40 @@ def test_a_percentage_said_for_a_fraction_is_rescaled_where_play_found_the_tool_
     assert req.observation.output != obs.output and "converted by code" in req.rederived
 
 
+def test_a_value_said_in_another_unit_of_the_facts_family_is_rescaled():
+    """Run fresh22: m3 wrote "10 meters long, 15 meters wide, 7 meters high" for the paint
+    tool's 10 x 15 x 7 (it takes centimetres, which `dimensions` found), verified as written;
+    D0 solved it, the facts doc converted it to 1000 and "failed", and the facts doc lost
+    0.60 against 0.80. With the unit fact it is an example of 1000 x 1500 x 700."""
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.evidence.gates import rescaled, scale_conflicts
+    from play2prompt.tools.loading import load_tools
+    from tests.evidence.test_levels import FRESH
+
+    paint = next(t for t in load_tools(FRESH / "tools.json") if t.name == "paint_needed")
+    cm = "`{}` is in centimetres (2.5 metres is 250). For example, 0.1 metres is 10."
+    book = FactBook(paint, [Fact(p, "rule", cm.format(p)) for p in ("length", "width",
+                                                                     "height")])
+    query = ("How much paint is needed for a room with dimensions 10 meters long, 15 meters "
+             "wide, 7 meters high, with 2 coats?")
+    play = Invocation("paint_needed", {"length": 10, "width": 15, "height": 7, "coats": 2})
+    meant = Invocation("paint_needed", {"length": 1000, "width": 1500, "height": 700,
+                                        "coats": 2})
+    assert rescaled(query, play, book) == meant
+    assert scale_conflicts(query, play, book)[0] == (
+        "it says 10 in another unit than the tool takes (length 1000 is what it means)")
+    assert scale_conflicts(query, meant, book) == []
+    # a symbol after the number, a decimal; a value said in the tool's own unit is as taken
+    short = Invocation("paint_needed", {"length": 4.5, "width": 3, "height": 2.4})
+    assert rescaled("A room 4.5 m by 3m, walls 2.4 m high: how much paint?", short,
+                    book).arguments == {"length": 450.0, "width": 300, "height": 240.0}
+    assert rescaled("A room 450 cm by 300 cm, walls 240 cm high?", Invocation(
+        "paint_needed", {"length": 450, "width": 300, "height": 240}), book) is None
+    # no unit fact (the doc as given), or a number said with no unit: nothing to rescale
+    assert rescaled(query, play, FactBook(paint)) is None
+    assert rescaled("Paint for 10 by 15 by 7 with 2 coats?", play, book) is None
+
+
 def test_verified_examples_the_completed_facts_rescale_are_relabelled_or_dropped(
         loan, make_engine):
     from play2prompt.evidence.facts import Fact
