@@ -30,7 +30,14 @@ from play2prompt.errors import LMError
 from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, Usage
 from play2prompt.lm.assemble import model_file
 from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
-from play2prompt.lm.toolcalls import emulate, parse_emulated, parse_native
+from play2prompt.lm.toolcalls import (
+    CallHeader,
+    emulate,
+    header_of,
+    parse_emulated,
+    parse_native,
+    prefilled,
+)
 
 DEFAULT_N_CTX = 8192   # per slot, for a GGUF file given by path
 
@@ -114,6 +121,22 @@ def _env_flag(name: str, default: bool) -> bool:
         else default
 
 
+HEADER_AGREEMENT = 8   # calls at temperature 0 that must start alike before a header is written
+
+
+def default_call_prefill() -> bool:
+    """An emulated call's header written for the model (``P2P_EMBEDDED_CALL_PREFILL=0`` turns
+    it off). Every call the task model writes starts the same way (Qwen2.5-Coder-1.5B, 321 of
+    321 in run q62: ``{\\n  "name": "convert_units",\\n  "arguments":``), each of those tokens
+    forced by the grammar and generated one at a time. Once the model's first calls at
+    temperature 0 all start alike (:data:`HEADER_AGREEMENT`), later calls get that start
+    written for them, computed as prompt (one batch), and the grammar constrains the rest. The
+    text is the model's own; only the arithmetic of those tokens changes, as it does when two
+    slots share a batch, so the setting is not part of the fingerprint (docs/results.md#speed).
+    """
+    return _env_flag("P2P_EMBEDDED_CALL_PREFILL", True)
+
+
 def default_strict_structured() -> bool:
     """Structured output (a JSON schema, not a tool call) decoded by llguidance's grammar of
     the schema, on one line (``P2P_EMBEDDED_STRICT_STRUCTURED=0`` turns it off). The runtime's
@@ -169,8 +192,12 @@ class EmbeddedLM(LM):
                  parallel: int = 2, threads: int | None = None, poll: int | None = None,
                  cache_prompt: bool = True, speculative: str | None = None,
                  compact_json: bool | None = None, cache_reuse: int = 0,
-                 strict_structured: bool | None = None) -> None:
+                 strict_structured: bool | None = None,
+                 call_prefill: bool | None = None) -> None:
         super().__init__()
+        self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
+        self._header: CallHeader | None = None   # how this model starts a call, once agreed
+        self._headers: list[CallHeader | None] | None = []   # None: not one shape, never
         self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -253,8 +280,12 @@ class EmbeddedLM(LM):
         emulated = request.tools is not None and not native
         req = emulate(request) if emulated else request
         body = self._body(req, structured=not emulated)
+        prefix = self._prefill(request, body) if emulated else ""
         server = await asyncio.to_thread(self._ensure)
         reply = await self._complete(server, body)
+        if prefix and _schema_rejected(reply):     # the grammar of the rest: ask as before
+            prefix, body = "", self._body(req, structured=False)
+            reply = await self._complete(server, body)
         if _schema_rejected(reply) and req.json_schema is not None:
             # A schema the grammar converter cannot handle: fall back to any JSON object.
             body.pop("grammar", None)
@@ -269,6 +300,10 @@ class EmbeddedLM(LM):
             raise LMError(f"{self.model_id}: {message}")
         message = reply["choices"][0]["message"]
         text = message.get("content") or ""
+        if prefix and not text.startswith(prefix):
+            text = prefix + text
+        elif emulated and not prefix and request.temperature == 0:
+            self._learn_header(text)
         if native:
             choice = parse_native(message, [_tool_name(t) for t in req.tools or ()])
         elif emulated:
@@ -280,6 +315,32 @@ class EmbeddedLM(LM):
         return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
                                            int(usage.get("completion_tokens", 0)),
                                            int(cached or 0)))
+
+    def _learn_header(self, text: str) -> None:
+        """Take a call's header as this model's once its first :data:`HEADER_AGREEMENT` calls
+        at temperature 0 start alike; a model whose calls start in more than one way (SmolLM2
+        indents by two or four spaces as the request goes) never gets one."""
+        if self._header is not None or self._headers is None:
+            return
+        self._headers.append(header_of(text))
+        if None in self._headers or len(set(self._headers)) > 1:
+            self._headers = None
+        elif len(self._headers) >= HEADER_AGREEMENT:
+            self._header = self._headers[0]
+
+    def _prefill(self, request: ChatRequest, body: dict[str, Any]) -> str:
+        """Start the answer to a function-calling request with the call's header, where this
+        model's is known (:func:`default_call_prefill`); ``body`` is changed in place. Returns
+        the text written for the model ("" where nothing was)."""
+        header = self._header
+        if not (self.call_prefill and header and request.tools and not self.compact_json
+                and not request.parallel_tool_calls):
+            return ""
+        prefix, grammar = prefilled(request.tools, header)
+        body.pop("response_format", None)
+        body["grammar"] = grammar
+        body["messages"].append({"role": "assistant", "content": prefix})
+        return prefix
 
     def _body(self, req: ChatRequest, structured: bool = True) -> dict[str, Any]:
         """The runtime's request. ``structured``: ``req.json_schema`` is the answer's own

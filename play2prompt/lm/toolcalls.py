@@ -15,7 +15,7 @@ import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from play2prompt.jsonutil import extract_json
@@ -50,8 +50,7 @@ def call_schema(tools: Sequence[Mapping[str, Any]], parallel: bool = False) -> d
     options = []
     for tool in tools:
         fn = _fn(tool)
-        params = grammar_safe(fn.get("parameters") or {"type": "object", "properties": {}})
-        params.setdefault("type", "object")
+        params = _arguments_schema(fn)
         options.append({
             "type": "object",
             "properties": {"name": {"const": fn["name"]}, "arguments": params},
@@ -91,6 +90,52 @@ def emulate(request: ChatRequest) -> ChatRequest:
         messages.insert(0, note)
     return replace(request, messages=tuple(messages), tools=None,
                    json_schema=call_schema(request.tools, request.parallel_tool_calls))
+
+
+@dataclass(frozen=True)
+class CallHeader:
+    """How a model starts an emulated call: the text before the tool's name and after it, up
+    to the arguments (Qwen2.5-Coder: ``{\\n  "name": "`` and ``",\\n  "arguments":``)."""
+
+    before: str
+    after: str
+
+
+_HEADER = re.compile(r'(\{\s*"name"\s*:\s*")(?:[^"\\]|\\.)+("\s*,\s*"arguments"\s*:)')
+_WS = r"/[ \t\n\r]*/"
+
+
+def header_of(text: str) -> CallHeader | None:
+    """The header of an emulated answer (None where it does not start as a call)."""
+    found = _HEADER.match(text)
+    return CallHeader(found.group(1), found.group(2)) if found else None
+
+
+def prefilled(tools: Sequence[Mapping[str, Any]], header: CallHeader) -> tuple[str, str]:
+    """The start of a call written for the model (``prefix``) and the llguidance grammar of
+    the rest, which is what :func:`call_schema` allows after that start. One tool: its whole
+    header, up to its arguments; several: the text before the name, then one alternative a
+    tool (its name, the arguments' key, its arguments)."""
+    if len(tools) == 1:
+        fn = _fn(tools[0])
+        prefix = header.before + json.dumps(fn["name"])[1:-1] + header.after
+        return prefix, (f"%llguidance {{}}\nstart: {_WS} args {_WS} \"}}\"\n"
+                        f"args: %json {json.dumps(_arguments_schema(fn))}")
+    lines = []
+    for i, tool in enumerate(tools):
+        fn = _fn(tool)
+        name = json.dumps(json.dumps(fn["name"])[1:-1] + '"')
+        lines.append(f'c{i}: {name} {_WS} "," {_WS} "\\"arguments\\"" {_WS} ":" {_WS} a{i} '
+                     f'{_WS} "}}"')
+        lines.append(f"a{i}: %json {json.dumps(_arguments_schema(fn))}")
+    start = " | ".join(f"c{i}" for i in range(len(tools)))
+    return header.before, "%llguidance {}\nstart: " + start + "\n" + "\n".join(lines)
+
+
+def _arguments_schema(fn: Mapping[str, Any]) -> dict[str, Any]:
+    params = grammar_safe(fn.get("parameters") or {"type": "object", "properties": {}})
+    params.setdefault("type", "object")
+    return params
 
 
 def parse_emulated(text: str) -> Choice:
