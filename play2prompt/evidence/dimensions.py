@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence.error_text import words
+from play2prompt.evidence.everyday import family
 from play2prompt.evidence.facts import Fact, evidence_of, seen
 from play2prompt.evidence.output_units import number_params, unit_sentence, unknown_units
 from play2prompt.numeric import close, is_number
@@ -88,15 +89,6 @@ def field_unit(field: str) -> FieldUnit | None:
     if power > 1 and family(unit) != family("m"):
         return None                     # an area or volume is of lengths only
     return FieldUnit(field, unit, power)
-
-
-def family(unit: str) -> tuple[str, ...]:
-    """The metric units of ``unit``'s family the fact reader scales (mm, cm, m, km)."""
-    scales = words(FORMS)["scales"]
-    for fam in words()["unit_families"]:
-        if unit in fam:
-            return tuple(u for u in fam if u in scales)
-    return ()
 
 
 def unit_fields(output: Any) -> list[tuple[FieldUnit, float]]:

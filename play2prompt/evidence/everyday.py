@@ -86,6 +86,15 @@ def unit_words(unit: str) -> str | None:
     return next((f[unit] for f in words()["unit_families"] if unit in f), None)
 
 
+def family(unit: str) -> tuple[str, ...]:
+    """The metric units of ``unit``'s family the fact reader scales (mm, cm, m, km)."""
+    scales = words(DATA)["scales"]
+    for fam in words()["unit_families"]:
+        if unit in fam:
+            return tuple(u for u in fam if u in scales)
+    return ()
+
+
 def _number(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
@@ -279,6 +288,6 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
     return Form("level", text, tuple(float(s) for s in shares), percent_pattern())
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "level_form", "named_forms",
-           "number_form", "number_forms", "per_year_form", "ratio_form", "sign_form", "text_form",
-           "tool_unit", "typical_value", "unit_words"]
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "level_form",
+           "named_forms", "number_form", "number_forms", "per_year_form", "ratio_form",
+           "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]

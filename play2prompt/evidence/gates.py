@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
-from play2prompt.evidence.everyday import tool_unit, typical_value
+from play2prompt.evidence.everyday import family, tool_unit, typical_value, unit_words
 from play2prompt.method.rewards import (
     missing_numbers,
     said_as_percent,
@@ -128,14 +128,12 @@ def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) ->
     if unit not in scales:
         return None
     shown = re.escape(f"{value:g}")
-    for family in word_lists()["unit_families"]:
-        for other, said in family.items() if unit in family else ():
-            if other == unit or other not in scales:
-                continue
-            if re.search(rf"(?<![\d.,]){shown}\s?(?:(?:{said})\b|{re.escape(other)}\b)",
-                         query, re.I):
-                meant = round(float(value) * scales[other] / scales[unit], 6)
-                return int(meant) if isinstance(value, int) and meant.is_integer() else meant
+    for other in family(unit):
+        said = unit_words(other)
+        if other != unit and re.search(
+                rf"(?<![\d.,]){shown}\s?(?:(?:{said})\b|{re.escape(other)}\b)", query, re.I):
+            meant = round(float(value) * scales[other] / scales[unit], 6)
+            return int(meant) if isinstance(value, int) and meant.is_integer() else meant
     return None
 
 
