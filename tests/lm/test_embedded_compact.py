@@ -13,25 +13,13 @@ from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.embedded import EmbeddedLM, compact_grammar
 from play2prompt.lm.models import BUILTIN_MODELS
 from play2prompt.method.requests import QUERY_SCHEMA
+from tests.lm.fake_runtime import Server, ok
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
                                            "country": {"type": "string"}},
           "required": ["city", "country"]}
 REQUEST = ChatRequest(({"role": "user", "content": "Give the city Lyon and its country France "
                         "as JSON."},), temperature=0.0, max_tokens=40, json_schema=SCHEMA)
-
-
-class Server:
-    def __init__(self, replies):
-        self.bodies, self.replies = [], list(replies)
-
-    def handle_chat_completions(self, body):
-        self.bodies.append(json.loads(json.dumps(body)))
-        return self.replies.pop(0)
-
-
-def ok(text):
-    return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}], "usage": {}}
 
 
 def test_the_schema_goes_as_an_llguidance_grammar_without_free_whitespace():

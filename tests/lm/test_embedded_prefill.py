@@ -13,6 +13,7 @@ from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.embedded import HEADER_AGREEMENT, EmbeddedLM
 from play2prompt.lm.models import BUILTIN_MODELS
 from play2prompt.lm.toolcalls import CallHeader, header_of, prefilled
+from tests.lm.fake_runtime import Server, ok
 
 PRETTY = CallHeader('{\n  "name": "', '",\n  "arguments":')
 LOCATE = {"type": "function", "function": {"name": "locate", "description": "Finds a city.",
@@ -57,20 +58,6 @@ def test_several_tools_get_the_text_before_the_name_and_one_alternative_a_tool()
     assert lines[1] == "start: c0 | c1"
     assert lines[2].startswith('c0: "locate\\"" ') and lines[4].startswith('c1: "weather\\"" ')
     assert json.loads(lines[5].partition("%json ")[2])["properties"]["days"] == {"type": "integer"}
-
-
-class Server:
-    def __init__(self, replies):
-        self.bodies, self.replies = [], list(replies)
-
-    def handle_chat_completions(self, body):
-        self.bodies.append(json.loads(json.dumps(body)))
-        return self.replies.pop(0)
-
-
-def ok(text):
-    return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 9}}
 
 
 def ask(lm, request=ASK):
