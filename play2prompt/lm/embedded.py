@@ -302,7 +302,8 @@ class EmbeddedLM(LM):
         text = message.get("content") or ""
         if prefix and not text.startswith(prefix):
             text = prefix + text
-        elif emulated and not prefix and request.temperature == 0:
+        elif emulated and not prefix and request.temperature == 0 \
+                and not request.parallel_tool_calls:
             self._learn_header(text)
         if native:
             choice = parse_native(message, [_tool_name(t) for t in req.tools or ()])

@@ -113,9 +113,11 @@ def test_nothing_is_written_for_the_model_when_switched_off(change):
 def test_parallel_calls_and_sampled_answers_are_left_alone():
     lm = EmbeddedLM("smollm2-135m", call_prefill=True)
     sampled = replace(ASK, temperature=0.8, seed=1)
-    lm._server = Server([ok(PRETTY_CALL)] * 3)
+    calls = ok('{"calls": [{"name": "locate", "arguments": {"city": "Lyon"}}]}')
+    lm._server = Server([ok(PRETTY_CALL)] * 3 + [calls])
     for _ in range(3):
         ask(lm, sampled)                               # learns nothing: sampled
+    ask(lm, replace(ASK, parallel_tool_calls=True))    # nor from a list of calls
     assert lm._headers == []
     agreed(lm)
     lm._server = Server([ok('{"calls": [{"name": "locate", "arguments": {"city": "Lyon"}}]}')])
