@@ -196,8 +196,8 @@ class EmbeddedLM(LM):
                  call_prefill: bool | None = None) -> None:
         super().__init__()
         self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
-        self._header: CallHeader | None = None   # how this model starts a call, once agreed
-        self._headers: list[CallHeader | None] | None = []   # None: not one shape, never
+        # how this model's first calls at temperature 0 started; None: not one way, never
+        self._headers: list[CallHeader | None] | None = []
         self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -317,17 +317,22 @@ class EmbeddedLM(LM):
                                            int(usage.get("completion_tokens", 0)),
                                            int(cached or 0)))
 
-    def _learn_header(self, text: str) -> None:
-        """Take a call's header as this model's once its first :data:`HEADER_AGREEMENT` calls
-        at temperature 0 start alike; a model whose calls start in more than one way (SmolLM2
+    @property
+    def _header(self) -> CallHeader | None:
+        """This model's call header once its first :data:`HEADER_AGREEMENT` calls at
+        temperature 0 started alike; a model whose calls start in more than one way (SmolLM2
         indents by two or four spaces as the request goes) never gets one."""
-        if self._header is not None or self._headers is None:
+        seen = self._headers
+        return seen[0] if seen is not None and len(seen) >= HEADER_AGREEMENT else None
+
+    def _learn_header(self, text: str) -> None:
+        """Count how one more call at temperature 0 started (see :attr:`_header`)."""
+        seen = self._headers
+        if seen is None or len(seen) >= HEADER_AGREEMENT:
             return
-        self._headers.append(header_of(text))
-        if None in self._headers or len(set(self._headers)) > 1:
+        seen.append(header_of(text))
+        if None in seen or len(set(seen)) > 1:
             self._headers = None
-        elif len(self._headers) >= HEADER_AGREEMENT:
-            self._header = self._headers[0]
 
     def _prefill(self, request: ChatRequest, body: dict[str, Any]) -> str:
         """Start the answer to a function-calling request with the call's header, where this
