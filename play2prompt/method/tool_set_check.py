@@ -50,69 +50,25 @@ set's. The decisions are the ones a full round gives; a lost trial's count is an
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from play2prompt.agent.prompt import Demo
-from play2prompt.jsonutil import derive_seed
-from play2prompt.method.accuracy import shown_try
-from play2prompt.method.example import Example
-from play2prompt.tools.model import Tool
+from play2prompt.method.set_rounds import (
+    SetAnswer,
+    SetCase,
+    SetEntry,
+    Trial,
+    ask_set,
+    ask_trial,
+    set_answer,
+)
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
 
-SET_SEED = "tool-set"
 UNDO_MARGIN = 2   # examples more right without a change before the check undoes it
-
-
-@dataclass(frozen=True)
-class SetCase:
-    """One verified example of the run: the tool it belongs to, whether it was held out."""
-
-    owner: str
-    example: Example
-    held_out: bool
-
-
-@dataclass(frozen=True)
-class SetEntry:
-    """One tool as it would ship (``shown``: its chosen doc; ``demos``) and as given."""
-
-    original: Tool
-    shown: Tool
-    demos: tuple[Demo, ...] = ()
-    proposal: Tool | None = None   # what an unchanged tool could ship instead (its facts doc)
-
-    @property
-    def name(self) -> str:
-        return self.original.name
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.demos) or self.shown.doc != self.original.doc
-
-    @property
-    def can_propose(self) -> bool:
-        return (not self.changed and self.proposal is not None
-                and self.proposal.doc != self.original.doc)
-
-    def undone(self) -> SetEntry:
-        return SetEntry(self.original, self.original, ())
-
-    def proposed(self) -> SetEntry:
-        return SetEntry(self.original, self.proposal or self.original, ())
-
-
-@dataclass(frozen=True)
-class SetAnswer:
-    """The task model's answer to one case with the whole set shown, checked."""
-
-    correct: bool
-    called: tuple[str, ...]   # the tools it called, in order
 
 
 @dataclass(frozen=True)
@@ -191,80 +147,6 @@ def pick_cases(cases: Sequence[SetCase], per_tool: int) -> list[SetCase]:
         mine = [c for c in cases if c.owner == owner]
         out += sorted(mine, key=lambda c: not c.held_out)[:per_tool]
     return out
-
-
-async def set_answer(engine: Engine, entries: Sequence[SetEntry], case: SetCase) -> SetAnswer:
-    """Ask ``case`` with every entry's tool shown and all their demos, checked as every
-    request of the method is (:func:`~play2prompt.method.accuracy.shown_try`): a call to
-    another tool than the case's is wrong and never executed."""
-    shown = [e.shown for e in entries]
-    owner = next(t for t in shown if t.name == case.owner)
-    tried = await shown_try(engine, shown, owner, case.example,
-                            [d for e in entries for d in e.demos],
-                            derive_seed(engine.config.seed, SET_SEED))
-    return SetAnswer(tried.correct, tried.called)
-
-
-async def ask_set(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
-                  which: Sequence[int] | None = None) -> list[SetAnswer]:
-    """The answers to the ``which`` cases (all by default), asked together; one at a time
-    where each of the task model's slots caches its own prefix (``prefix_per_slot``): all
-    tools shown are a prefix every round changes, which each slot in use would compute."""
-    picked = [cases[i] for i in (range(len(cases)) if which is None else which)]
-    if engine.task_model.prefix_per_slot:
-        return [await set_answer(engine, entries, c) for c in picked]
-    return list(await asyncio.gather(*(set_answer(engine, entries, c) for c in picked)))
-
-
-@dataclass(frozen=True)
-class Trial:
-    """A trial round's answers (None: not asked, the outcome being known without it) and the
-    cases it is decided on."""
-
-    answers: tuple[SetAnswer | None, ...]
-    counted: tuple[int, ...]
-
-    @property
-    def right(self) -> int:
-        """Counted cases answered right, of those asked."""
-        return sum(bool(a and a.correct) for a in (self.answers[i] for i in self.counted))
-
-    @property
-    def exact(self) -> bool:
-        return all(self.answers[i] is not None for i in self.counted)
-
-    @property
-    def at_most(self) -> int:
-        """The most counted cases the trial could have got right."""
-        return self.right + sum(self.answers[i] is None for i in self.counted)
-
-    def full(self) -> list[SetAnswer]:
-        """Every case's answer (a trial that won is asked in full)."""
-        assert all(a is not None for a in self.answers), "a lost trial has no full answers"
-        return [a for a in self.answers if a is not None]
-
-
-async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
-                    counted: Sequence[int], need: int, now: Sequence[SetAnswer]) -> Trial:
-    """A trial round (see the module's docstring): the ``counted`` cases, those ``now``
-    answered wrong first, until fewer than ``need`` of them can be right; a trial that can
-    still reach ``need`` once they are all in is asked every other case too. Each batch is
-    as many cases as wrong answers the trial can still take before it loses, asked together:
-    it stops where asking one at a time would, whatever the task model's concurrency, so a
-    run logs the same calls however it is run."""
-    got: dict[int, SetAnswer] = {}
-    order = sorted(counted, key=lambda i: now[i].correct)
-    slack = len(counted) - need      # wrong answers the trial can afford
-    while len(got) < len(order):
-        short = slack + 1 - sum(not a.correct for a in got.values())   # wrongs still to lose
-        if short <= 0:
-            break
-        batch = order[len(got):len(got) + short]
-        got.update(zip(batch, await ask_set(engine, entries, cases, batch)))
-    if sum(not a.correct for a in got.values()) <= slack:
-        rest = [i for i in range(len(cases)) if i not in got]
-        got.update(zip(rest, await ask_set(engine, entries, cases, rest)))
-    return Trial(tuple(got.get(i) for i in range(len(cases))), tuple(counted))
 
 
 def implicated(entries: Sequence[SetEntry], cases: Sequence[SetCase],
