@@ -92,12 +92,32 @@ async def ask_set(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[S
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Where a trial stopped at its gate: of the ``cases`` it is for (counted, answered wrong
+    now, laid to the tool tried), ``asked`` were asked first and ``fixed`` of them went right,
+    too few to reach ``need`` once the rest were in (``asked`` 0: fewer cases than ``need``)."""
+
+    cases: int
+    need: int
+    asked: int
+    fixed: int
+
+    def said(self, change: str) -> str:
+        if not self.asked:
+            return (f"laid {self.cases} wrong answer(s) to it, fewer than the {self.need} that "
+                    f"would have to go right with {change}: nothing asked")
+        return (f"asked {self.asked} of the {self.cases} wrong answer(s) laid to it with "
+                f"{change}: {self.fixed} went right, {self.need} needed")
+
+
+@dataclass(frozen=True)
 class Trial:
-    """A trial round's answers (None: not asked, the outcome being known without it) and the
-    cases it is decided on."""
+    """A trial round's answers (None: not asked, the outcome being known without it), the
+    cases it is decided on, and the gate it stopped at (None: it went past it)."""
 
     answers: tuple[SetAnswer | None, ...]
     counted: tuple[int, ...]
+    gate: Gate | None = None
 
     @property
     def right(self) -> int:
@@ -120,27 +140,48 @@ class Trial:
 
 
 async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence[SetCase],
-                    counted: Sequence[int], need: int, now: Sequence[SetAnswer]) -> Trial:
-    """A trial round (see the module's docstring): the ``counted`` cases, those ``now``
-    answered wrong first, until fewer than ``need`` of them can be right; a trial that can
-    still reach ``need`` once they are all in is asked every other case too. Each batch is
-    as many cases as wrong answers the trial can still take before it loses, asked together:
-    it stops where asking one at a time would, whatever the task model's concurrency, so a
-    run logs the same calls however it is run."""
+                    counted: Sequence[int], need: int, now: Sequence[SetAnswer],
+                    mine: Sequence[int] = (), need_mine: int = 0) -> Trial:
+    """A trial round (see :mod:`~play2prompt.method.tool_set_check`): the ``counted`` cases,
+    its gate's first (``mine``: those laid to the tool tried, all answered wrong ``now``), then
+    the others ``now`` answered wrong, then the rest, until fewer than ``need`` of them can be
+    right or fewer than ``need_mine`` of ``mine``; a trial that can still reach ``need`` once
+    they are all in is asked every other case too. Each batch is as many cases as wrong
+    answers the trial (or its gate) can still take before it loses, asked together: it stops
+    where asking one at a time would, whatever the task model's concurrency, so a run logs the
+    same calls however it is run."""
     got: dict[int, SetAnswer] = {}
-    order = sorted(counted, key=lambda i: now[i].correct)
+    order = [*mine, *(i for i in sorted(counted, key=lambda i: now[i].correct)
+                      if i not in mine)]
     slack = len(counted) - need      # wrong answers the trial can afford
-    while len(got) < len(order):
-        short = slack + 1 - sum(not a.correct for a in got.values())   # wrongs still to lose
+    while order and _lost_gate(got, mine, need_mine) is None:
+        short = slack + 1 - _wrong(got, counted)
+        gate_open = [i for i in mine if i not in got]
+        short_of = need_mine - sum(got[i].correct for i in mine if i in got)
+        if short_of > 0:             # the gate is open: its own cases, until it is decided
+            short = min(short, len(gate_open) - short_of + 1)
         if short <= 0:
             break
-        batch = order[len(got):len(got) + short]
+        batch, order = order[:short], order[short:]
         got.update(zip(batch, await ask_set(engine, entries, cases, batch)))
-    if sum(not a.correct for a in got.values()) <= slack:
+    gate = _lost_gate(got, mine, need_mine)
+    if gate is None and _wrong(got, counted) <= slack:
         rest = [i for i in range(len(cases)) if i not in got]
         got.update(zip(rest, await ask_set(engine, entries, cases, rest)))
-    return Trial(tuple(got.get(i) for i in range(len(cases))), tuple(counted))
+    return Trial(tuple(got.get(i) for i in range(len(cases))), tuple(counted), gate)
 
 
-__all__ = ["SET_SEED", "SetAnswer", "SetCase", "SetEntry", "Trial", "ask_set", "ask_trial",
+def _lost_gate(got: dict[int, SetAnswer], mine: Sequence[int], need: int) -> Gate | None:
+    """The gate, once too few of ``mine`` can go right to reach ``need`` (else None)."""
+    fixed = sum(got[i].correct for i in mine if i in got)
+    asked = sum(i in got for i in mine)
+    if fixed + len(mine) - asked >= need:
+        return None
+    return Gate(len(mine), need, asked, fixed)
+
+
+def _wrong(got: dict[int, SetAnswer], among: Sequence[int]) -> int:
+    return sum(not got[i].correct for i in among if i in got)
+
+__all__ = ["SET_SEED", "Gate", "SetAnswer", "SetCase", "SetEntry", "Trial", "ask_set", "ask_trial",
            "set_answer"]

@@ -12,6 +12,7 @@ from play2prompt.errors import UserError
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.tool_set_check import (
     UNDO_MARGIN,
+    Gate,
     SetCase,
     SetEntry,
     check_tool_set,
@@ -91,20 +92,21 @@ def test_a_change_the_set_needs_is_kept_and_a_clean_set_costs_one_round(tools, m
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
     assert decision.counted == 1     # its held-out example: its training ones chose it
-    # right with the change on its one counted example: undoing cannot do better, so the
-    # trial asks nothing and its count is an upper bound
+    # the one answer wrong on loan's account is a training example's, not counted: its gate
+    # has none of the two an undo needs to go right, so the trial asks nothing
     assert (decision.with_change, decision.without, decision.undone) == (1, 1, False)
-    assert decision.inexact == "without" and check.to_dict()["decisions"][0]["at_most"]
+    assert decision.gate == Gate(cases=0, need=UNDO_MARGIN, asked=0, fixed=0)
+    assert check.to_dict()["decisions"][0]["gate"]["asked"] == 0
+    assert "nothing asked" in decision.reason()
     assert len(engine.task_model.requests) == len(cases)
     assert check.undone == () and check.after == 0.75
 
 
-def test_a_trial_stops_once_it_cannot_win_asking_the_set_s_wrong_answers_first(
+def test_a_trial_stops_at_its_gate_once_too_few_of_its_own_cases_can_go_right(
         tools, make_engine):
-    """Loan's change gets 4 of its 6 (held-out) examples right; undone it would need all 6
-    (two more, :data:`UNDO_MARGIN`). A case the set gets wrong is asked first, is wrong again,
-    and decides the trial: one request instead of six, and the same decision a full round
-    gives."""
+    """Loan's change gets 4 of its 6 (held-out) examples right; undone it would need two more
+    (:data:`UNDO_MARGIN`), so at least two of the two laid to it. The first asked is wrong
+    again, and decides the trial: one request instead of six."""
     assert UNDO_MARGIN == 2
     loan, units = tools
     engine = make_engine([loan, units], FakeLM())
@@ -116,11 +118,38 @@ def test_a_trial_stops_once_it_cannot_win_asking_the_set_s_wrong_answers_first(
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
     assert (decision.counted, decision.with_change, decision.undone) == (6, 4, False)
-    assert decision.inexact == "without" and decision.without == 5       # 0 + 5 unasked
-    assert "at most 5 of 6" in decision.reason()
+    assert decision.gate == Gate(cases=2, need=2, asked=1, fixed=0)
+    assert decision.without == 4 and decision.inexact == ""    # the rest counted as now
+    assert "asked 1 of the 2 wrong answer(s) laid to it" in decision.reason()
     trial = task.requests[len(cases):]
     assert [r.messages[-1]["content"] for r in trial] == [cases[3].example.query]
     assert check.before == check.after == 4 / 6
+
+
+def test_a_trial_past_its_gate_stops_once_it_cannot_win(tools, make_engine):
+    """Units' rewrite draws two of loan's requests; undone, those two go right (its gate
+    passes) but two others go wrong. The trial then asks the set's other cases until it can
+    no longer get two more right: the first of them, wrong, decides it (three requests, not
+    six), and its count is an upper bound."""
+    loan, units = tools
+    engine = make_engine([loan, units], FakeLM())
+    cases = _cases(engine, n=6, held=range(6))
+    drawn = {c.example.query for c in cases[:2]}
+    broken = {c.example.query for c in cases[2:4]}
+
+    def rule(docs, q):
+        if "GREEDY" in docs:
+            return "convert_units" if q in drawn else None
+        return "convert_units" if q in broken else None
+    task = _task(rule)
+    task.max_concurrency = 1
+    engine.task_model = task
+    check = asyncio.run(check_tool_set(engine, [_entry(loan), _entry(units, "GREEDY")], cases))
+    (decision,) = check.decisions
+    assert decision.gate is None and not decision.undone
+    assert (decision.with_change, decision.without, decision.inexact) == (4, 5, "without")
+    trial = [r.messages[-1]["content"] for r in task.requests[len(cases):]]
+    assert trial == [cases[0].example.query, cases[1].example.query, cases[2].example.query]
 
 
 def test_a_change_is_undone_only_when_the_set_gets_two_more_right_without_it(
@@ -137,7 +166,10 @@ def test_a_change_is_undone_only_when_the_set_gets_two_more_right_without_it(
         check = asyncio.run(check_tool_set(engine, [_entry(loan), _entry(units, "GREEDY")],
                                            cases))
         (decision,) = check.decisions
-        assert (decision.with_change, decision.without) == (6 - drawn, 6), drawn
+        # one drawn: fewer cases laid to units than an undo needs, so its trial asks nothing
+        asked = len(engine.task_model.requests) - len(cases)
+        assert (decision.gate is None) is undone and asked == (0 if drawn == 1 else 6)
+        assert (decision.with_change, decision.without) == (6 - drawn, 6 if undone else 5)
         assert decision.undone is undone and check.undone == (("convert_units",) if undone
                                                               else ())
         assert check.after == (1.0 if undone else 5 / 6)
@@ -155,8 +187,8 @@ def test_a_tools_own_training_examples_do_not_count(tools, make_engine):
                               else "convert_units")
     check = asyncio.run(check_tool_set(engine, [_entry(loan, "CLEAR"), _entry(units)], cases))
     (decision,) = check.decisions
-    assert decision.counted == 2 and (decision.with_change, decision.without) == (0, 1)
-    assert decision.inexact == "without"     # at most 1: one asked (wrong), one unasked
+    assert decision.counted == 2 and (decision.with_change, decision.without) == (0, 0)
+    assert decision.gate == Gate(cases=2, need=2, asked=1, fixed=0)   # one asked, wrong
     assert not decision.undone and check.undone == () and check.before == check.after == 0.5
 
 
@@ -240,11 +272,13 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
     assert check["adopted"] == []   # always a call to the last tool: no proposal helps
     assert check["undone"] == [] and result.stats["set_check"] == check   # ties: kept
     asked = len([r for r in task.requests if len(r.tools) > 1])
-    # one full round, then each trial asks its counted cases until it can no longer win by
-    # UNDO_MARGIN (every answer wrong: all but the last one) and none of the tool's own
-    # training cases (the trial lost)
-    assert asked == check["cases"] + sum(max(0, d["counted"] - UNDO_MARGIN + 1)
-                                         for d in check["decisions"])
+    # one full round, then each trial asks the counted cases laid to its tool until too few
+    # can go right for an undo (every answer wrong: all but the last one; none with fewer
+    # than UNDO_MARGIN), and no other case (the trial lost at its gate)
+    gates = [d["gate"] for d in check["decisions"]]
+    assert all(g["asked"] == max(0, g["cases"] - UNDO_MARGIN + 1) for g in gates)
+    assert asked == check["cases"] + sum(g["asked"] for g in gates)
+    assert any(g["asked"] for g in gates)
     assert all(d["counted"] < check["cases"] for d in check["decisions"])
     # resumed: the stored outcome stands, no task-model request is made again
     again = _WrongInASet()
@@ -338,6 +372,9 @@ def test_a_proposal_that_gets_no_more_right_is_not_shipped(tools, make_engine):
         engine, [_proposing(loan, "PROPOSED"), _entry(units)], cases))
     (decision,) = check.decisions         # units is unchanged and proposes nothing
     assert decision.adopt and not decision.adopted and check.adopted == ()
+    # its gate: loan's 4 wrong answers asked with the proposal, none went right (1 needed)
+    assert decision.gate == Gate(cases=4, need=1, asked=4, fixed=0)
+    assert decision.reason().startswith("kept the original: the tool-set check asked 4")
     assert len(engine.task_model.requests) == 2 * len(cases)    # tried once, not again
     # a proposal the same as the original doc is no proposal: nothing tried
     engine.task_model = _task(lambda docs, q: "convert_units")
