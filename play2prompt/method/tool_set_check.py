@@ -55,8 +55,8 @@ as it is. Past the gate the trial is decided on every counted example, as above.
 gate a trial could win only by examples the tool had no part in changing their answers, the
 noise of a changed prompt rather than what the tool does to the set; and a trial that could not
 win still asked until its wrong answers ran out (on run q62 seven trials, 106 calls, all lost).
-``bench/bench_set_check.py`` asks the check again from finished runs' logs: on the seven runs
-it could replay (q62, fresh19s-fresh22), the same decisions, in 880 calls instead of 1,088
+``bench/bench_set_check.py`` asks the check again from finished runs' logs: on the eight runs
+it could replay (q62, q66, fresh19s-fresh22), the same decisions, in 969 calls instead of 1,229
 (q62: 85 instead of 143).
 """
 
