@@ -156,10 +156,10 @@ async def ask_trial(engine: Engine, entries: Sequence[SetEntry], cases: Sequence
     slack = len(counted) - need      # wrong answers the trial can afford
     while order and _lost_gate(got, mine, need_mine) is None:
         short = slack + 1 - _wrong(got, counted)
-        gate_open = [i for i in mine if i not in got]
         short_of = need_mine - sum(got[i].correct for i in mine if i in got)
         if short_of > 0:             # the gate is open: its own cases, until it is decided
-            short = min(short, len(gate_open) - short_of + 1)
+            unasked = sum(i not in got for i in mine)
+            short = min(short, unasked - short_of + 1)   # wrongs it can take, plus one
         if short <= 0:
             break
         batch, order = order[:short], order[short:]
