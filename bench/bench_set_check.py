@@ -112,12 +112,8 @@ def replay(run_dir: Path) -> dict[str, Any]:
         now = RunStore(Path(tmp) / "run.db").get_meta(Meta.SET_CHECK)
         return {**row, "calls_then": calls_then, "calls_now": task.asked,
                 "decisions_now": decisions(now),
-                "same": [d.get("undone") or d.get("adopted") for d in then["decisions"]
-                         if d.get("undone") or d.get("adopted")] == [
-                    d.get("undone") or d.get("adopted") for d in now["decisions"]
-                    if d.get("undone") or d.get("adopted")]
-                and then.get("adopted") == now.get("adopted")
-                and then.get("undone") == now.get("undone")}
+                "same": (then.get("adopted"), then.get("undone"))
+                == (now.get("adopted"), now.get("undone"))}
 
 
 def main() -> None:

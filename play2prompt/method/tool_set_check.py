@@ -179,11 +179,14 @@ def implicated(entries: Sequence[SetEntry], cases: Sequence[SetCase],
     changed = {e.name for e in entries if e.changed}
     counts: Counter[str] = Counter()
     for case, answer in zip(cases, answers):
-        if answer.correct:
-            continue
-        blamed = {case.owner} | {n for n in answer.called if n != case.owner}
-        counts.update(blamed & changed)
+        counts.update(_blamed(case, answer) & changed)
     return counts
+
+
+def _blamed(case: SetCase, answer: SetAnswer) -> set[str]:
+    """The tools a wrong answer is laid to: the case's own, and any other it called (none for
+    a right answer)."""
+    return set() if answer.correct else {case.owner, *answer.called}
 
 
 async def check_tool_set(engine: Engine, entries: Sequence[SetEntry],
@@ -203,8 +206,7 @@ async def check_tool_set(engine: Engine, entries: Sequence[SetEntry],
         trial = [e.undone() if e.name == name else e for e in current]
         counted = [i for i, c in enumerate(cases) if c.owner != name or c.held_out]
         with_change = sum(answers[i].correct for i in counted)
-        mine = [i for i in counted if not answers[i].correct
-                and (cases[i].owner == name or name in answers[i].called)]
+        mine = [i for i in counted if name in _blamed(cases[i], answers[i])]
         asked = await ask_trial(engine, trial, cases, counted, with_change + UNDO_MARGIN,
                                 answers, mine, UNDO_MARGIN)
         gate = asked.gate
