@@ -73,10 +73,13 @@ class TaskTry:
 
 @dataclass
 class DocEval:
-    """The task model's accuracy on some examples with one doc, and its mistakes."""
+    """The task model's accuracy on some examples with one doc, and its mistakes. ``unasked``:
+    examples left unasked once the doc could no longer win (:func:`task_accuracy_until`);
+    they count as right, so ``accuracy`` is then an upper bound."""
 
     accuracy: float
     failures: list[dict[str, Any]] = field(default_factory=list)
+    unasked: int = 0
 
 
 async def task_try(engine: Engine, tool: Tool, case: Case, demos: Sequence[Demo] = (),
@@ -122,4 +125,26 @@ async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
     return DocEval(accuracy, failures)
 
 
-__all__ = ["Case", "DocEval", "Request", "TaskTry", "shown_try", "task_accuracy", "task_try"]
+async def task_accuracy_until(engine: Engine, tool: Tool, cases: Sequence[Case], out: int,
+                              seed: int | None = None, siblings: Sequence[Tool] = ()
+                              ) -> DocEval:
+    """:func:`task_accuracy` (no demos) that stops once ``out`` cases are wrong (the doc can
+    then no longer win): ``cases`` asked in their order, in batches of ``out`` less the wrong
+    answers so far, so that a batch all wrong ends it (``out`` at least ``len(cases)``: all
+    at once, as :func:`task_accuracy`). The batches do not depend on timing: a run asks the
+    same requests whatever its concurrency. The cases left unasked count as right
+    (``DocEval.unasked``)."""
+    failures: list[dict[str, Any]] = []
+    asked = 0
+    while asked < len(cases) and len(failures) < out:
+        batch = cases[asked:asked + out - len(failures)]
+        tries = await asyncio.gather(*(task_try(engine, tool, c, (), seed, siblings)
+                                       for c in batch))
+        failures += [t.failure(c) for c, t in zip(batch, tries) if not t.correct]
+        asked += len(batch)
+    accuracy = 1.0 - len(failures) / len(cases) if cases else 0.0
+    return DocEval(accuracy, failures, len(cases) - asked)
+
+
+__all__ = ["Case", "DocEval", "Request", "TaskTry", "shown_try", "task_accuracy",
+           "task_accuracy_until", "task_try"]

@@ -88,8 +88,9 @@ async def _choose(tool: Tool, engine: Engine, search: DocSearch, hold: Sequence[
     best_train = accuracy[best.item.key]
     scores["best_train"] = best_train
     if best_train < d0_train:
+        most = "at most " if best.item.unasked else ""
         return DocSearchOutcome(d0, False, f"kept the original: the best candidate scored "
-                                f"{best_train:.2f} on the training examples, below the "
+                                f"{most}{best_train:.2f} on the training examples, below the "
                                 f"original's {d0_train:.2f}", scores)
     d0_hold, best_hold = await asyncio.gather(
         held_out(tool, engine, d0, hold, siblings=siblings),

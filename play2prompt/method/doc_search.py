@@ -12,8 +12,10 @@ accuracy on the batch with that doc and no demos (the doc linter's score breaks 
 The examples are split by their calls (a hash, not the search's choices) into a training part,
 which builds and scores candidates, and a held-out part, never used to build anything
 (:func:`split_examples`). :func:`search_docs` returns every scored candidate, each carrying its
-evaluation (:class:`DocCandidate`, scored by :meth:`DocSpace.score`, which keeps no state);
-what ships is chosen by :mod:`play2prompt.method.doc_choice`.
+evaluation (:class:`DocCandidate`, scored by :meth:`DocSpace.score`); what ships is chosen by
+:mod:`play2prompt.method.doc_choice`. A candidate of the search's last round, whose mistakes
+no later round reads, is asked only until it cannot be chosen (:class:`Bar`): more wrong
+answers than D0, or as many as the best facts doc.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
-from play2prompt.method.accuracy import DocEval, task_accuracy
+from play2prompt.method.accuracy import DocEval, task_accuracy, task_accuracy_until
 from play2prompt.method.example_search import Example
 from play2prompt.method.play import retry_temperature
 from play2prompt.method.task_prompt import Demo
@@ -94,6 +96,11 @@ class DocCandidate:
         return self.evaluation.failures if self.evaluation is not None else []
 
     @property
+    def unasked(self) -> int:
+        """Batch examples left unasked once it could not be chosen (accuracy: at most)."""
+        return self.evaluation.unasked if self.evaluation is not None else 0
+
+    @property
     def key(self) -> str:
         return stable_hash(self.doc.to_dict())
 
@@ -135,15 +142,46 @@ def split_examples(examples: Sequence[Example], holdout: float, seed: Any
             [x for x in items if x.invocation.key() in held])
 
 
+@dataclass(frozen=True)
+class Bar:
+    """What a candidate of the search's last round must do to be chosen (doc_choice): fewer
+    wrong answers on the batch than the best facts doc (a tie takes the facts doc) and no more
+    than D0 (below D0 the original is kept). ``out``: the wrong answers that put it out;
+    ``first``: the requests the bar's doc got wrong, asked first (the likeliest to stay wrong)."""
+
+    out: int
+    first: tuple[str, ...]
+
+
+def bar_of(initial: Sequence[DocCandidate]) -> Bar | None:
+    """The :class:`Bar` set by the scored initial candidates (None without D0 among them)."""
+    d0 = next((c for c in initial if c.kind == "original"), None)
+    if d0 is None or d0.evaluation is None:
+        return None
+    facts = sorted((c for c in initial if c.kind == "facts" and c.evaluation is not None),
+                   key=lambda c: len(c.failures))
+    out = len(d0.failures) + 1
+    if facts:
+        out = min(out, len(facts[0].failures))
+    best = facts[0] if facts else d0
+    return Bar(out, tuple(f["query"] for f in best.failures)) if out >= 1 else None
+
+
 class DocSpace:
     def __init__(self, tool: Tool, engine: Engine, batch: Sequence[Example],
-                 book: FactBook, siblings: Sequence[Tool] = ()) -> None:
+                 book: FactBook, siblings: Sequence[Tool] = (),
+                 last_round: int | None = None) -> None:
         self.tool = tool
         self.engine = engine
         self.siblings = tuple(siblings)   # shown beside the tool when a doc is scored
         self.batch = list(batch)
         self.book = book
         self.reference = facts_doc(tool, book)
+        # the search's last round, whose candidates are asked only until they cannot be
+        # chosen (no later round reads their mistakes); None: every candidate asked in full
+        self.last_round = last_round
+        self._initial: dict[str, DocEval] = {}   # the initial candidates' scores, by doc
+        self._bar: Bar | None = None
 
     async def evaluate(self, doc: ToolDoc, examples: Sequence[Example],
                        demos: Sequence[Demo] = (), fresh: str = "") -> DocEval:
@@ -156,11 +194,29 @@ class DocSpace:
 
     async def score(self, items: Sequence[DocCandidate],
                     iteration: int) -> list[Scored[DocCandidate]]:
-        """Each candidate with its accuracy on the batch; the doc linter breaks ties."""
-        evals = await asyncio.gather(*(self.evaluate(c.doc, self.batch) for c in items))
-        return [Scored(replace(c, evaluation=ev),
-                       ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(c.doc)))
-                for c, ev in zip(items, evals)]
+        """Each candidate with its accuracy on the batch; the doc linter breaks ties. In the
+        last round (``last_round``) a candidate is asked until it cannot pass the
+        :class:`Bar` the initial candidates set (its accuracy then an upper bound,
+        ``DocEval.unasked``); a doc scored among the initial ones is not asked again."""
+        bar = self._bar if iteration == self.last_round else None
+        evals = await asyncio.gather(*(self._evaluate(c, bar) for c in items))
+        out = [Scored(replace(c, evaluation=ev),
+                      ev.accuracy + LINT_WEIGHT * lint_score(self.tool.with_doc(c.doc)))
+               for c, ev in zip(items, evals)]
+        if iteration == 0:
+            self._initial = {s.item.key: ev for s, ev in zip(out, evals)}
+            self._bar = bar_of([s.item for s in out])
+        return out
+
+    async def _evaluate(self, candidate: DocCandidate, bar: Bar | None) -> DocEval:
+        if candidate.key in self._initial:
+            return self._initial[candidate.key]
+        if bar is None:
+            return await self.evaluate(candidate.doc, self.batch)
+        eng = self.engine
+        cases = sorted(self.batch, key=lambda ex: ex.query not in bar.first)
+        return await task_accuracy_until(eng, self.tool.with_doc(candidate.doc), cases,
+                                         bar.out, eng.config.seed, self.siblings)
 
     @staticmethod
     def settled(history: Sequence[Node[DocCandidate]]) -> bool:
@@ -242,12 +298,13 @@ async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
     ``train`` (with ``book``, the facts of every call but the held-out ones), the task model
     seeing ``siblings`` beside the tool (:mod:`play2prompt.method.siblings`)."""
     cfg = engine.config
-    space = DocSpace(tool, engine, train[: cfg.doc_batch], book, siblings)
+    settings = cfg.docs
+    last = settings.depth if settings.method != "mc" else None
+    space = DocSpace(tool, engine, train[: cfg.doc_batch], book, siblings, last)
     initial = [DocCandidate(tool.doc, kind="original")]
     for doc in evidence_for(engine).facts_doc.candidates(tool.doc, space.reference):
         if DocCandidate(doc).key != initial[0].key:
             initial.append(DocCandidate(doc, "facts from tool play", "facts"))
-    settings = cfg.docs
 
     def on_iteration(iteration: int, new: list[Node[DocCandidate]],
                      kept: list[Node[DocCandidate]]) -> None:
@@ -259,7 +316,7 @@ async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
                 state="kept" if node.id in kept_ids else "dropped", reward=node.reward,
                 payload={"doc": node.item.doc.to_dict(), "critique": node.item.critique,
                          "kind": node.item.kind, "accuracy": node.item.accuracy,
-                         "failures": node.item.failures[:5]})
+                         "unasked": node.item.unasked, "failures": node.item.failures[:5]})
         engine.trace.iteration_ended("doc", tool.name, iteration)
 
     if settings.method == "mc":

@@ -9,6 +9,7 @@ import pytest
 from play2prompt.evidence.completion import complete_doc
 from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.lm.fake import FakeLM, tool_call
+from play2prompt.method.accuracy import task_accuracy_until
 from play2prompt.method.doc_choice import choose_demo_count, search_doc
 from play2prompt.method.doc_search import doc_problems, split_examples
 from play2prompt.tools.model import Invocation, Observation, ToolDoc
@@ -148,6 +149,57 @@ def test_a_search_goes_on_while_a_rewrite_could_still_win(tool, make_engine):
                                     (k == "facts" and q != first))
     out, _ = _search(tool, engine, examples)
     assert not out.stopped_early and "rewrite" in {n.item.kind for n in out.history}
+
+
+def _asked_with(engine, kind, seed):
+    """The requests the task model was asked with a rewrite (``kind``) at ``seed``."""
+    return [r.messages[-1]["content"] for r in engine.task_model.requests
+            if ("REWRITTEN" in json.dumps(r.tools)) == (kind == "rewrite") and r.seed == seed]
+
+
+def test_a_last_round_rewrite_is_asked_until_it_cannot_be_chosen(tool, make_engine):
+    """A rewrite of the search's last round that misses what the facts doc missed can at best
+    tie it, and a tie takes the facts doc: it is asked that request first and no more."""
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = loan_examples(engine)
+    train, _ = split_examples(examples, engine.config.holdout,
+                              (engine.config.seed, tool.name, "split"))
+    missed = train[-1].query     # the facts doc's one mistake; asked first all the same
+    engine.task_model = _task_model(examples, lambda k, q, d: k != "original" and q != missed)
+    out, _ = _search(tool, engine, examples)
+    assert out.changed and out.reason.startswith("facts from tool play")
+    rewrites = [n.item for n in out.history if n.item.kind == "rewrite"]
+    assert rewrites and all(r.unasked == len(train) - 1 for r in rewrites)
+    assert all(r.accuracy == 1 - 1 / len(train) for r in rewrites)    # at most the facts doc's
+    assert set(_asked_with(engine, "rewrite", engine.config.seed)) == {missed}
+    stored = [c for c in engine.store.candidates(tool="loan_payment", stage="doc")
+              if c["payload"]["kind"] == "rewrite"]
+    assert {c["payload"]["unasked"] for c in stored} == {len(train) - 1}
+
+
+def test_a_rewrite_that_can_still_win_is_asked_in_full(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM())
+    examples = loan_examples(engine)
+    missed = examples[0].query
+    engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite" or
+                                    (k == "facts" and q != missed))
+    out, _ = _search(tool, engine, examples)
+    rewrites = [n.item for n in out.history if n.item.kind == "rewrite"]
+    assert rewrites and all(r.unasked == 0 and r.accuracy == 1.0 for r in rewrites)
+
+
+def test_accuracy_until_asks_in_batches_that_can_put_the_doc_out(tool, make_engine):
+    engine = make_engine([tool], _generator(), FakeLM())
+    cases = loan_examples(engine, 5)
+    wrong = {cases[i].query for i in (0, 2, 3)}
+    engine.task_model = _task_model(cases, lambda k, q, d: q not in wrong)
+    ev = asyncio.run(task_accuracy_until(engine, tool, cases, 3))
+    # batches of 3 (two wrong), then of 1 (the third wrong): out, one case unasked
+    assert len(engine.task_model.requests) == 4 and ev.unasked == 1
+    assert ev.accuracy == 1 - 3 / 5 and len(ev.failures) == 3
+    engine.task_model = _task_model(cases, lambda k, q, d: q not in wrong)
+    ev = asyncio.run(task_accuracy_until(engine, tool, cases, 9))     # never out: all asked
+    assert len(engine.task_model.requests) == 5 and ev.unasked == 0 and ev.accuracy == 0.4
 
 
 def test_held_out_split_does_not_depend_on_rank(tool, make_engine):
