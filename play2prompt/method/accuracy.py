@@ -117,28 +117,23 @@ async def task_accuracy(engine: Engine, tool: Tool, cases: Sequence[Case],
                         demos: Sequence[Demo] = (), seed: int | None = None,
                         siblings: Sequence[Tool] = ()) -> DocEval:
     """The task model's accuracy on ``cases`` with ``tool`` (its doc), beside ``siblings``,
-    and ``demos``."""
-    tries = await asyncio.gather(*(task_try(engine, tool, c, demos, seed, siblings)
-                                   for c in cases))
-    failures = [t.failure(c) for c, t in zip(cases, tries) if not t.correct]
-    accuracy = 1.0 - len(failures) / len(cases) if cases else 0.0
-    return DocEval(accuracy, failures)
+    and ``demos``: every case asked, all at once."""
+    return await task_accuracy_until(engine, tool, cases, len(cases), seed, siblings, demos)
 
 
 async def task_accuracy_until(engine: Engine, tool: Tool, cases: Sequence[Case], out: int,
-                              seed: int | None = None, siblings: Sequence[Tool] = ()
-                              ) -> DocEval:
-    """:func:`task_accuracy` (no demos) that stops once ``out`` cases are wrong (the doc can
-    then no longer win): ``cases`` asked in their order, in batches of ``out`` less the wrong
-    answers so far, so that a batch all wrong ends it (``out`` at least ``len(cases)``: all
-    at once, as :func:`task_accuracy`). The batches do not depend on timing: a run asks the
-    same requests whatever its concurrency. The cases left unasked count as right
-    (``DocEval.unasked``)."""
+                              seed: int | None = None, siblings: Sequence[Tool] = (),
+                              demos: Sequence[Demo] = ()) -> DocEval:
+    """:func:`task_accuracy` that stops once ``out`` cases are wrong (the doc can then no
+    longer win): ``cases`` asked in their order, in batches of ``out`` less the wrong answers
+    so far, so that a batch all wrong ends it (``out`` at least ``len(cases)``: all at once).
+    The batches do not depend on timing: a run asks the same requests whatever its
+    concurrency. The cases left unasked count as right (``DocEval.unasked``)."""
     failures: list[dict[str, Any]] = []
     asked = 0
     while asked < len(cases) and len(failures) < out:
         batch = cases[asked:asked + out - len(failures)]
-        tries = await asyncio.gather(*(task_try(engine, tool, c, (), seed, siblings)
+        tries = await asyncio.gather(*(task_try(engine, tool, c, demos, seed, siblings)
                                        for c in batch))
         failures += [t.failure(c) for c, t in zip(batch, tries) if not t.correct]
         asked += len(batch)
