@@ -5,6 +5,7 @@ runtime's levers measured on the work an optimize run really does, at equal resu
     python bench/bench_replay.py --run base --speculative none ngram-mod draft:qwen2.5-coder-0.5b
     python bench/bench_replay.py --run base --slots 2 4 --json
     python bench/bench_replay.py --run base --start 0.6 --limit 40   # 40 in a row
+    python bench/bench_replay.py --run q68 --start 0 --limit 150 --affinity off on
 
 ``bench/bench_ceiling.py`` measures the model on synthetic prompts; this one takes ``--limit``
 requests of a finished run's call log (``runs/RUN/run.db``, every k-th in the order they were
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import os
 import sqlite3
 import time
 from contextlib import closing
@@ -39,12 +42,12 @@ from play2prompt.lm.embedded import EmbeddedLM
 
 def load_requests(db_path: Path, limit: int, start: float = -1.0
                   ) -> list[tuple[ChatRequest, Choice]]:
-    """Every k-th logged request of the run (in the order made) with the reply it got, or,
-    with ``start`` in [0, 1), ``limit`` consecutive ones from that point of the run (the
-    prefix cache then sees what it saw in the run)."""
+    """Every k-th logged request of the run (every sample, in the order sent) with the reply
+    it got, or, with ``start`` in [0, 1), ``limit`` consecutive ones from that point of the
+    run (the prefix cache then sees what it saw in the run)."""
     with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
         rows = db.execute("SELECT request, response, role FROM llm_calls WHERE status = 'ok' "
-                          "AND sample_index = 0 ORDER BY created").fetchall()
+                          "ORDER BY created - latency_s").fetchall()
     if start >= 0:
         first = int(start * len(rows))
         rows = rows[first:first + limit]
@@ -94,6 +97,12 @@ def main() -> None:
                          "(0.5: its middle) instead of every k-th")
     ap.add_argument("--slots", nargs="*", type=int, default=[2])
     ap.add_argument("--speculative", nargs="*", default=["none"])
+    ap.add_argument("--affinity", nargs="*", default=["on"], choices=["on", "off"],
+                    help="requests sent to the slot holding their prefix (play2prompt.lm.slots)"
+                         " or the slot left to the runtime")
+    ap.add_argument("--wait", nargs="*", type=int, default=[None],
+                    help="with affinity on: characters more of its prefix a busy slot must hold "
+                         "for a request to wait for it (P2P_EMBEDDED_SLOT_WAIT)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args()
     path = Path(args.run)
@@ -103,18 +112,22 @@ def main() -> None:
 
     runtime = xllamacpp.get_system_info().strip()
     rows = []
-    for spec in args.speculative:
-        for slots in args.slots:
-            lm = EmbeddedLM(args.model, parallel=slots, speculative=spec)
-            row = {"speculative": spec, "slots": slots,
-                   **asyncio.run(replay(lm, items))}
-            lm.close()
-            rows.append(row)
-            if not args.json:
-                print(f"speculative={spec:28} slots={slots}: {row['wall_s']:7.1f} s, "
-                      f"{row['same']}/{row['requests']} same, prompt {row['prompt_tokens']} "
-                      f"({row['cached']} cached), completion {row['completion_tokens']}, "
-                      f"{row['tokens_per_s']} tok/s", flush=True)
+    for spec, slots, affinity, wait in itertools.product(args.speculative, args.slots,
+                                                         args.affinity, args.wait):
+        if wait is not None:
+            os.environ["P2P_EMBEDDED_SLOT_WAIT"] = str(wait)
+        lm = EmbeddedLM(args.model, parallel=slots, speculative=spec,
+                        slot_affinity=affinity == "on")
+        row = {"speculative": spec, "slots": slots, "affinity": affinity, "wait": wait,
+               **asyncio.run(replay(lm, items))}
+        lm.close()
+        rows.append(row)
+        if not args.json:
+            print(f"speculative={spec:28} slots={slots} affinity={affinity} wait={wait}: "
+                  f"{row['wall_s']:7.1f} s, "
+                  f"{row['same']}/{row['requests']} same, prompt {row['prompt_tokens']} "
+                  f"({row['cached']} cached), completion {row['completion_tokens']}, "
+                  f"{row['tokens_per_s']} tok/s", flush=True)
     if args.json:
         print(json.dumps({"runtime": runtime, "rows": rows}, indent=2))
     else:

@@ -13,7 +13,8 @@ are read back from what the model wrote; a reply with no readable call is a text
 llama.cpp's prompt cache stays on: each request reuses the KV cache of its longest matching
 prefix (``cache_prompt``), and the host-memory prompt cache (``cache_ram_mib``, on by default)
 restores a template's prefix after another template used the slot. Measured here with
-``bench/bench_optimize.py``: a tool-play prompt costs about three times less with it.
+``bench/bench_optimize.py``: a tool-play prompt costs about three times less with it. Which
+slot a request goes to is chosen here by the prefix each slot holds (:mod:`play2prompt.lm.slots`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from play2prompt.errors import LMError
 from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, Usage
 from play2prompt.lm.assemble import model_file
 from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
+from play2prompt.lm.slots import SlotScheduler
 from play2prompt.lm.toolcalls import (
     CallHeader,
     emulate,
@@ -153,6 +155,12 @@ def compact_grammar(schema: Any) -> str:
     return "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": COMPACT})
 
 
+def default_slot_affinity() -> bool:
+    """Requests sent to the slot that holds their prefix (:mod:`play2prompt.lm.slots`;
+    ``P2P_EMBEDDED_SLOT_AFFINITY=0`` leaves the choice to the runtime)."""
+    return _env_flag("P2P_EMBEDDED_SLOT_AFFINITY", True)
+
+
 def runtime_params(xlc: Any, path: Path, n_ctx: int, parallel: int, threads: int, poll: int,
                    speculative: str, cache_reuse: int = 0) -> Any:
     """The runtime's settings for ``parallel`` slots of ``n_ctx`` tokens each (what the
@@ -193,7 +201,8 @@ class EmbeddedLM(LM):
                  cache_prompt: bool = True, speculative: str | None = None,
                  compact_json: bool | None = None, cache_reuse: int = 0,
                  strict_structured: bool | None = None,
-                 call_prefill: bool | None = None) -> None:
+                 call_prefill: bool | None = None,
+                 slot_affinity: bool | None = None) -> None:
         super().__init__()
         self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
         # how this model's first calls at temperature 0 started; None: not one way, never
@@ -211,7 +220,10 @@ class EmbeddedLM(LM):
         self.compact_json = default_compact_json() if compact_json is None else compact_json
         self.strict_structured = (default_strict_structured() if strict_structured is None
                                   else strict_structured)
-        self.max_concurrency = self.parallel
+        affinity = default_slot_affinity() if slot_affinity is None else slot_affinity
+        self._slots = SlotScheduler(self.parallel) if affinity and self.parallel > 1 else None
+        # with slots chosen here, requests waiting for a slot leave the others to the rest
+        self.max_concurrency = self.parallel * (2 if self._slots else 1)
         self.max_retries = 0
         self.supports_tools = self.spec.tools_mode == "native"
         if record is not None:
@@ -223,7 +235,8 @@ class EmbeddedLM(LM):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state.update(_server=None, _lock=None)
+        state.update(_server=None, _lock=None,
+                     _slots=SlotScheduler(self.parallel) if self._slots else None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -373,8 +386,13 @@ class EmbeddedLM(LM):
             body["parallel_tool_calls"] = req.parallel_tool_calls
         return body
 
+    async def _complete(self, server: Any, body: dict[str, Any]) -> dict[str, Any]:
+        if self._slots is None:
+            return await self._send(server, body)
+        return await self._slots.run(body, lambda sent: self._send(server, sent))
+
     @staticmethod
-    async def _complete(server: Any, body: dict[str, Any]) -> dict[str, Any]:
+    async def _send(server: Any, body: dict[str, Any]) -> dict[str, Any]:
         try:
             return await asyncio.to_thread(server.handle_chat_completions, body)
         except RuntimeError as exc:  # e.g. output the runtime's format parser rejects
