@@ -9,9 +9,10 @@ runtime's levers measured on the work an optimize run really does, at equal resu
 
 ``bench/bench_ceiling.py`` measures the model on synthetic prompts; this one takes ``--limit``
 requests of a finished run's call log (``runs/RUN/run.db``, every k-th in the order they were
-made, so each step of the method is represented as often as the run asked it), sends them to
-a freshly loaded model with ``--slots`` requests in flight, as a run does, once per setting,
-and reports per setting:
+sent, so each step of the method is represented as often as the run asked it), sends them to
+a freshly loaded model with as many requests in flight as a run lets in (``--slots``, twice
+that with ``--affinity on``, where the model chooses the slot), once per setting, and reports
+per setting:
 
 - ``wall_s``: wall time of the whole replay (the figure a run would see);
 - ``prompt_tokens`` (``cached``: served from the prefix cache), ``completion_tokens``;
