@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from play2prompt.errors import LMError
+
 WAIT_CHARS = 250   # about 60 tokens: over a second of prompt processing on 2 cores
 
 
@@ -127,7 +129,6 @@ class SlotScheduler:
             state.held = "" if held is None else held
             changed.notify_all()
 
-
     async def run(self, body: dict[str, Any],
                   send: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """``send`` the runtime's request ``body`` on the slot chosen for it (``id_slot``);
@@ -157,4 +158,8 @@ def prompt_text(body: Mapping[str, Any]) -> str:
 def default_wait_chars() -> int:
     """:data:`WAIT_CHARS`, or ``P2P_EMBEDDED_SLOT_WAIT`` (characters)."""
     env = os.environ.get("P2P_EMBEDDED_SLOT_WAIT", "").strip()
-    return max(0, int(env)) if env else WAIT_CHARS
+    if not env:
+        return WAIT_CHARS
+    if not env.isdigit():
+        raise LMError(f"P2P_EMBEDDED_SLOT_WAIT must be a number of characters, got {env!r}")
+    return int(env)

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from play2prompt.errors import LMError
 from play2prompt.lm._base import ChatRequest
 from play2prompt.lm.embedded import EmbeddedLM
 from play2prompt.lm.slots import SlotScheduler, common_prefix, prompt_text
@@ -84,6 +85,14 @@ def test_a_batch_sharing_a_new_prefix_queues_one_request_on_its_slot_not_all():
     got = asyncio.run(scenario())
     assert got[:2] == [(0, 0), (2, 1)]          # 1 waits for slot 0; 2 computes it in slot 1
     assert {slot for _, slot in got[2:]} == {0, 1}
+
+
+def test_a_wait_that_is_not_a_number_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv("P2P_EMBEDDED_SLOT_WAIT", "lots")
+    with pytest.raises(LMError, match="P2P_EMBEDDED_SLOT_WAIT must be a number"):
+        SlotScheduler(2)
+    monkeypatch.setenv("P2P_EMBEDDED_SLOT_WAIT", "80")
+    assert SlotScheduler(2).wait_chars == 80
 
 
 def test_a_failed_request_leaves_its_slot_holding_nothing_known():
