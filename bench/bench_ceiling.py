@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.lm.assemble import model_file
-from play2prompt.lm.embedded import SPECULATIVE, runtime_params
+from play2prompt.lm.embedded import runtime_params
+from play2prompt.lm.embedded_settings import SPECULATIVE
 from play2prompt.lm.inventory import record_for
 from play2prompt.lm.speed import save_ceiling
 
