@@ -33,6 +33,7 @@ from play2prompt.lm.assemble import model_file
 from play2prompt.lm.embedded_settings import (
     DRAFT_PREFIX,
     check_speculative,
+    default_args_prefill,
     default_call_prefill,
     default_compact_json,
     default_slot_affinity,
@@ -41,9 +42,18 @@ from play2prompt.lm.embedded_settings import (
     default_threads,
 )
 from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
+from play2prompt.lm.prefill import (
+    Agreement,
+    Opening,
+    chosen,
+    name_grammar,
+    opening_of,
+    plan,
+)
 from play2prompt.lm.slots import SlotScheduler
 from play2prompt.lm.toolcalls import (
     CallHeader,
+    _fn,
     emulate,
     header_of,
     parse_emulated,
@@ -78,9 +88,6 @@ def draft_path(speculative: str) -> Path:
 
 
 COMPACT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
-
-
-HEADER_AGREEMENT = 8   # calls at temperature 0 that must start alike before a header is written
 
 
 def compact_grammar(schema: Any) -> str:
@@ -128,12 +135,14 @@ class EmbeddedLM(LM):
                  cache_prompt: bool = True, speculative: str | None = None,
                  compact_json: bool | None = None, cache_reuse: int = 0,
                  strict_structured: bool | None = None,
-                 call_prefill: bool | None = None,
+                 call_prefill: bool | None = None, args_prefill: bool | None = None,
                  slot_affinity: bool | None = None) -> None:
         super().__init__()
         self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
-        # how this model's first calls at temperature 0 started; None: not one way, never
-        self._headers: list[CallHeader | None] | None = []
+        self.args_prefill = default_args_prefill() if args_prefill is None else args_prefill
+        # how this model's first calls at temperature 0 start and open their arguments
+        self._headers: Agreement[CallHeader] = Agreement()
+        self._openings: Agreement[Opening] = Agreement()
         self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -220,11 +229,12 @@ class EmbeddedLM(LM):
         emulated = request.tools is not None and not native
         req = emulate(request) if emulated else request
         body = self._body(req, structured=not emulated)
-        prefix = self._prefill(request, body) if emulated else ""
         server = await asyncio.to_thread(self._ensure)
+        prefix, named, opened = await self._prefill(server, request, body) if emulated \
+            else ("", Usage(), False)
         reply = await self._complete(server, body)
         if prefix and _schema_rejected(reply):     # the grammar of the rest: ask as before
-            prefix, body = "", self._body(req, structured=False)
+            prefix, opened, body = "", False, self._body(req, structured=False)
             reply = await self._complete(server, body)
         if _schema_rejected(reply) and req.json_schema is not None:
             # A schema the grammar converter cannot handle: fall back to any JSON object.
@@ -242,51 +252,59 @@ class EmbeddedLM(LM):
         text = message.get("content") or ""
         if prefix and not text.startswith(prefix):
             text = prefix + text
-        elif emulated and not prefix and request.temperature == 0 \
-                and not request.parallel_tool_calls:
-            self._learn_header(text)
+        if emulated and request.temperature == 0 and not request.parallel_tool_calls:
+            self._learn(text, header=not prefix, opening=not opened)
         if native:
             choice = parse_native(message, [_tool_name(t) for t in req.tools or ()])
         elif emulated:
             choice = parse_emulated(text)
         else:
             choice = Choice(text, (), reply["choices"][0].get("finish_reason"))
-        usage = reply.get("usage", {})
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
-        return Generation((choice,), Usage(int(usage.get("prompt_tokens", 0)),
-                                           int(usage.get("completion_tokens", 0)),
-                                           int(cached or 0)))
+        return Generation((choice,), _usage(reply) + named)
 
-    @property
-    def _header(self) -> CallHeader | None:
-        """This model's call header once its first :data:`HEADER_AGREEMENT` calls at
-        temperature 0 started alike; a model whose calls start in more than one way (SmolLM2
-        indents by two or four spaces as the request goes) never gets one."""
-        seen = self._headers
-        return seen[0] if seen is not None and len(seen) >= HEADER_AGREEMENT else None
+    def _learn(self, text: str, header: bool, opening: bool) -> None:
+        """Count how one more call at temperature 0 started (``header``) and opened its
+        arguments (``opening``), where that was the model's own writing."""
+        if header:
+            self._headers.add(header_of(text))
+        if opening and opening_of(text) is not None:
+            self._openings.add(opening_of(text))
 
-    def _learn_header(self, text: str) -> None:
-        """Count how one more call at temperature 0 started (see :attr:`_header`)."""
-        seen = self._headers
-        if seen is None or len(seen) >= HEADER_AGREEMENT:
-            return
-        seen.append(header_of(text))
-        if None in seen or len(set(seen)) > 1:
-            self._headers = None
-
-    def _prefill(self, request: ChatRequest, body: dict[str, Any]) -> str:
-        """Start the answer to a function-calling request with the call's header, where this
-        model's is known (:func:`default_call_prefill`); ``body`` is changed in place. Returns
-        the text written for the model ("" where nothing was)."""
-        header = self._header
+    async def _prefill(self, server: Any, request: ChatRequest, body: dict[str, Any]
+                       ) -> tuple[str, Usage, bool]:
+        """Start the answer to a function-calling request with what the grammar and this
+        model's own first calls fix (:mod:`play2prompt.lm.prefill`,
+        :func:`default_call_prefill`); ``body`` is changed in place. Returns the text written
+        for the model, the usage of asking for the tool's name first (several tools), and
+        whether the arguments' opening was written."""
+        header = self._headers.value
+        opening = self._openings.value if self.args_prefill else None
         if not (self.call_prefill and header and request.tools and not self.compact_json
                 and not request.parallel_tool_calls):
-            return ""
-        prefix, grammar = prefilled(request.tools, header)
+            return "", Usage(), False
+        tools, named = list(request.tools), Usage()
+        if len(tools) > 1 and opening is not None:
+            tool, named = await self._name_first(server, body, header, tools)
+            tools = [tool] if tool is not None else tools
+        planned = plan(_fn(tools[0]), header, opening) if len(tools) == 1 else None
+        prefix, grammar = planned or prefilled(tools, header)
         body.pop("response_format", None)
         body["grammar"] = grammar
         body["messages"].append({"role": "assistant", "content": prefix})
-        return prefix
+        return prefix, named, planned is not None
+
+    async def _name_first(self, server: Any, body: dict[str, Any], header: CallHeader,
+                          tools: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any] | None, Usage]:
+        """The tool the model names after the call's start (its name alone, in a request of
+        its own), or None where the runtime does not answer with one."""
+        asked = {k: v for k, v in body.items() if k != "response_format"}
+        asked["messages"] = [*body["messages"], {"role": "assistant", "content": header.before}]
+        asked["grammar"] = name_grammar(tools)
+        reply = await self._complete(server, asked)
+        if "error" in reply:
+            return None, Usage()
+        text = reply["choices"][0]["message"].get("content") or ""
+        return chosen(text.removeprefix(header.before), tools), _usage(reply)
 
     def _body(self, req: ChatRequest, structured: bool = True) -> dict[str, Any]:
         """The runtime's request. ``structured``: ``req.json_schema`` is the answer's own
@@ -328,6 +346,13 @@ class EmbeddedLM(LM):
     def close(self) -> None:
         with self._lock:
             self._server = None
+
+
+def _usage(reply: dict[str, Any]) -> Usage:
+    usage = reply.get("usage", {})
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    return Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
+                 int(cached or 0))
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str:

@@ -75,6 +75,15 @@ def default_call_prefill() -> bool:
     return env_flag("P2P_EMBEDDED_CALL_PREFILL", True)
 
 
+def default_args_prefill() -> bool:
+    """With the call's header (:func:`default_call_prefill`), the arguments' opening and first
+    key written too where the grammar forces that key, and among several tools the name asked
+    first (``P2P_EMBEDDED_ARGS_PREFILL=0`` turns it off; :mod:`play2prompt.lm.prefill`). The
+    text is the model's own, as the header's: the grammar leaves no choice, the whitespace is
+    the one its first calls agreed on (docs/results.md#speed)."""
+    return env_flag("P2P_EMBEDDED_ARGS_PREFILL", True)
+
+
 def default_strict_structured() -> bool:
     """Structured output (a JSON schema, not a tool call) decoded by llguidance's grammar of
     the schema, on one line (``P2P_EMBEDDED_STRICT_STRUCTURED=0`` turns it off). The runtime's

@@ -10,8 +10,14 @@ from dataclasses import replace
 import pytest
 
 from play2prompt.lm._base import ChatRequest
-from play2prompt.lm.embedded import HEADER_AGREEMENT, EmbeddedLM
+from play2prompt.lm.embedded import EmbeddedLM
 from play2prompt.lm.models import BUILTIN_MODELS
+from play2prompt.lm.prefill import (
+    HEADER_AGREEMENT,
+    Opening,
+    name_grammar,
+    rest_grammar,
+)
 from play2prompt.lm.toolcalls import CallHeader, header_of, prefilled
 from tests.lm.fake_runtime import Server, ok
 
@@ -76,17 +82,59 @@ def agreed(lm, text=PRETTY_CALL):
 @pytest.mark.parametrize("echoed", [True, False])
 def test_calls_that_start_alike_teach_the_header_and_the_next_ones_start_with_it(echoed):
     lm = agreed(EmbeddedLM("smollm2-135m", strict_structured=True, call_prefill=True))
-    assert lm._header == PRETTY
-    rest = ' {\n    "city": "Paris"\n  }\n}'
-    prefix = '{\n  "name": "locate",\n  "arguments":'
+    assert lm._headers.value == PRETTY
+    assert lm._openings.value == Opening(' {\n    "', '": ')
+    rest = '"Paris"\n  }\n}'
+    prefix = '{\n  "name": "locate",\n  "arguments": {\n    "city": '
     lm._server = Server([ok(prefix + rest if echoed else rest)])
     call = ask(lm)
     started = lm._server.bodies[0]
     assert started["messages"][-1] == {"role": "assistant", "content": prefix}
-    assert "response_format" not in started and started["grammar"].startswith("%llguidance")
+    assert "response_format" not in started
+    assert started["grammar"] == rest_grammar(LOCATE["function"])
     assert call.text == prefix + rest
     assert call.tool_calls[0].name == "locate"
     assert call.tool_calls[0].arguments == {"city": "Paris"}
+
+
+def test_a_tool_whose_first_key_is_not_forced_gets_its_header_only():
+    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True))
+    rest = ' {\n    "days": 2\n  }\n}'
+    lm._server = Server([ok(rest)])
+    call = ask(lm, replace(ASK, tools=(WEATHER,)))
+    started = lm._server.bodies[0]
+    assert started["messages"][-1]["content"] == '{\n  "name": "weather",\n  "arguments":'
+    assert started["grammar"] == prefilled([WEATHER], PRETTY)[1]
+    assert call.tool_calls[0].arguments == {"days": 2}
+
+
+def test_among_several_tools_the_name_is_asked_first_then_the_call_goes_on_as_for_one():
+    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True))
+    lm._server = Server([ok('weather"', {"prompt_tokens": 90, "completion_tokens": 3,
+                                          "prompt_tokens_details": {"cached_tokens": 80}}),
+                         ok(' {\n    "city": "Oslo"\n  }\n}',
+                            {"prompt_tokens": 99, "completion_tokens": 9})])
+    out = asyncio.run(lm._generate(replace(ASK, tools=(LOCATE, WEATHER))))
+    named, started = lm._server.bodies
+    assert named["messages"][-1] == {"role": "assistant", "content": '{\n  "name": "'}
+    assert named["grammar"] == name_grammar([LOCATE, WEATHER])
+    assert "response_format" not in named and named["messages"][:-1] == started["messages"][:-1]
+    assert started["messages"][-1]["content"] == '{\n  "name": "weather",\n  "arguments":'
+    assert out.choices[0].tool_calls[0].name == "weather"
+    assert out.choices[0].tool_calls[0].arguments == {"city": "Oslo"}
+    assert (out.usage.prompt_tokens, out.usage.completion_tokens, out.usage.cached_tokens) == \
+        (189, 12, 80)
+
+
+@pytest.mark.parametrize("named", [ok("nowhere"), {"error": {"message": "grammar failed"}}])
+def test_a_name_step_without_a_tool_leaves_the_call_as_before(named):
+    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True))
+    lm._server = Server([named, ok('locate",\n  "arguments": {\n    "city": "Oslo"\n  }\n}')])
+    call = ask(lm, replace(ASK, tools=(LOCATE, WEATHER)))
+    started = lm._server.bodies[1]
+    assert started["messages"][-1]["content"] == '{\n  "name": "'
+    assert started["grammar"] == prefilled([LOCATE, WEATHER], PRETTY)[1]
+    assert call.tool_calls[0].name == "locate"
 
 
 def test_calls_that_start_in_two_ways_teach_nothing():
@@ -95,7 +143,7 @@ def test_calls_that_start_in_two_ways_teach_nothing():
     lm._server = Server([ok(PRETTY_CALL), ok(four)] + [ok(PRETTY_CALL)] * HEADER_AGREEMENT * 2)
     for _ in range(HEADER_AGREEMENT * 2 + 2):
         ask(lm)
-    assert lm._header is None
+    assert lm._headers.value is None
     assert all(b["messages"][-1]["role"] == "user" for b in lm._server.bodies)
 
 
@@ -118,7 +166,7 @@ def test_parallel_calls_and_sampled_answers_are_left_alone():
     for _ in range(3):
         ask(lm, sampled)                               # learns nothing: sampled
     ask(lm, replace(ASK, parallel_tool_calls=True))    # nor from a list of calls
-    assert lm._headers == []
+    assert lm._headers.seen == []
     agreed(lm)
     lm._server = Server([ok('{"calls": [{"name": "locate", "arguments": {"city": "Lyon"}}]}')])
     ask(lm, replace(ASK, parallel_tool_calls=True))    # a list of calls: asked as before
@@ -151,7 +199,17 @@ def test_the_real_model_starts_its_calls_in_two_ways_and_gets_no_header(smol_fil
             answers[on] = [ask(lm, replace(ASK, messages=({"role": "user", "content": q},),
                                            tools=(LOCATE, WEATHER) if i % 2 else (LOCATE,)))
                            for i, q in enumerate(QUESTIONS * 3)]
-            assert lm._header is None and lm._headers is None
+            assert lm._headers.value is None and lm._headers.seen is None
         finally:
             lm.close()
     assert [c.text for c in answers[True]] == [c.text for c in answers[False]]
+
+
+def test_the_arguments_start_is_left_to_the_model_when_switched_off():
+    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True, args_prefill=False))
+    lm._server = Server([ok(PRETTY_CALL), ok(PRETTY_CALL)])
+    ask(lm)
+    ask(lm, replace(ASK, tools=(LOCATE, WEATHER)))
+    one, several = lm._server.bodies                  # no name asked first
+    assert one["messages"][-1]["content"] == '{\n  "name": "locate",\n  "arguments":'
+    assert several["messages"][-1]["content"] == '{\n  "name": "'

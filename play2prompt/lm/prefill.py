@@ -1,0 +1,146 @@
+"""What of an emulated call is written for the embedded model rather than generated.
+
+A call the model writes under the grammar is mostly text the grammar leaves no choice about: its
+header (``{"name": "``, the tool's name once chosen, ``", "arguments":``), and in the arguments
+the opening brace and the first key, which comes first because the grammar keeps a schema's
+properties in their order and the first is required. Each such token costs a decoding step;
+written for the model, the same text is computed as prompt, in one batch. Whitespace is the
+model's own choice, so what is written is learned from the model's first calls at temperature 0
+(:class:`Agreement`): nothing is written until they all agree.
+
+- one tool: the header with its name, then the arguments' opening and first key (:func:`plan`);
+- several tools: the model first writes the name alone (:func:`name_grammar`), then the call
+  goes on as for that one tool.
+
+The grammar of the rest (:func:`rest_grammar`) is what llguidance's JSON schema allows after the
+first key: the properties in their order, the optional ones skippable, then any additional
+properties the schema allows, then the closing braces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from play2prompt.lm.toolcalls import CallHeader, _arguments_schema, _fn, header_of
+
+HEADER_AGREEMENT = 8   # calls at temperature 0 that must start alike before anything is written
+WS = r"/[ \t\n\r]*/"
+# a JSON string; an additional property's key is one that names no declared property
+JSON_STRING = r'/"(\\(["\\\/bfnrt]|u[a-fA-F0-9]{4})|[^"\\\x00-\x1F\x7F])*"/'
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Opening:
+    """How a model opens a call's arguments: the text after ``"arguments":`` up to the first
+    key (Qwen2.5-Coder: `` {\\n    "``) and between that key and its value (``": ``)."""
+
+    open: str
+    colon: str
+
+
+_OPENING = re.compile(r'"arguments"\s*:(\s*\{\s*")(?:[^"\\]|\\.)*("\s*:[ \t\n\r]*)')
+
+
+def opening_of(text: str) -> Opening | None:
+    """The opening of the arguments of an emulated call (None where they have no key)."""
+    found = _OPENING.search(text) if header_of(text) else None
+    return Opening(found.group(1), found.group(2)) if found else None
+
+
+class Agreement(Generic[T]):
+    """What a model's first :data:`HEADER_AGREEMENT` observations agree on; one that differs
+    (or a None) and nothing is ever agreed."""
+
+    def __init__(self) -> None:
+        self.seen: list[T | None] | None = []
+
+    @property
+    def value(self) -> T | None:
+        seen = self.seen
+        return seen[0] if seen is not None and len(seen) >= HEADER_AGREEMENT else None
+
+    def add(self, value: T | None) -> None:
+        seen = self.seen
+        if seen is None or len(seen) >= HEADER_AGREEMENT:
+            return
+        seen.append(value)
+        if None in seen or len(set(seen)) > 1:
+            self.seen = None
+
+
+def _lark(text: str) -> str:
+    """``text`` as a lark string literal."""
+    return json.dumps(text)
+
+
+def first_required(fn: Mapping[str, Any]) -> str | None:
+    """The first property of a tool's arguments where the grammar makes it the first key (it
+    is required and the schema is a plain object), else None."""
+    params = _arguments_schema(fn)
+    props = params.get("properties")
+    if set(params) - {"type", "properties", "required", "additionalProperties"} \
+            or params.get("type") != "object" or not isinstance(props, Mapping) or not props:
+        return None
+    required = params.get("required") or ()
+    if any(key not in props for key in required):
+        return None
+    first = next(iter(props))
+    return first if first in required else None
+
+
+def rest_grammar(fn: Mapping[str, Any]) -> str:
+    """The llguidance grammar of a call to ``fn`` after its first key (and ``: ``): the first
+    value, the other properties in order (the optional ones skippable), additional ones where
+    the schema allows them (named as no declared one is, as llguidance's own JSON grammar has
+    them), the arguments' closing brace and the call's."""
+    params = _arguments_schema(fn)
+    props = list(params["properties"].items())
+    required = set(params.get("required") or ())
+    lines = [f"v0: %json {json.dumps(props[0][1])}"]
+    seq = ["v0"]
+    for i, (key, schema) in enumerate(props[1:], 1):
+        item = f'{WS} "," {WS} {_lark(json.dumps(key))} {WS} ":" {WS} v{i}'
+        lines.append(f"v{i}: %json {json.dumps(schema)}")
+        seq.append(item if key in required else f"({item})?")
+    extra = params.get("additionalProperties", True)
+    if extra is not False:
+        value = extra if isinstance(extra, Mapping) else {}
+        declared = " | ".join(_lark(json.dumps(key)) for key, _ in props)
+        lines += [f"EXTRA_KEY: {JSON_STRING} & ~({declared})",
+                  f"extra_value: %json {json.dumps(value)}"]
+        seq.append(f'({WS} "," {WS} EXTRA_KEY {WS} ":" {WS} extra_value)*')
+    seq.append(f'{WS} "}}" {WS} "}}"')
+    return "%llguidance {}\nstart: " + " ".join(seq) + "\n" + "\n".join(lines)
+
+
+def plan(fn: Mapping[str, Any], header: CallHeader, opening: Opening | None
+         ) -> tuple[str, str] | None:
+    """The text written for a call to ``fn`` (its header, and its arguments' opening and first
+    key where the model's opening is known and the grammar forces that key) and the grammar of
+    the rest; None where only the header can be written (:func:`toolcalls.prefilled`)."""
+    key = first_required(fn) if opening is not None else None
+    if key is None or opening is None:
+        return None
+    head = header.before + json.dumps(fn["name"])[1:-1] + header.after
+    return head + opening.open + json.dumps(key)[1:-1] + opening.colon, rest_grammar(fn)
+
+
+def name_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The grammar of a tool's name and its closing quote, one alternative a tool: what the
+    model writes first when several tools are shown."""
+    names = " | ".join(_lark(json.dumps(_fn(t)["name"])[1:-1] + '"') for t in tools)
+    return "%llguidance {}\nstart: " + names
+
+
+def chosen(text: str, tools: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The tool whose name (and closing quote) ``text`` is, if any."""
+    return next((t for t in tools if json.dumps(_fn(t)["name"])[1:-1] + '"' == text), None)
+
+
+__all__ = ["HEADER_AGREEMENT", "Agreement", "Opening", "chosen", "first_required",
+           "name_grammar", "opening_of", "plan", "rest_grammar"]
