@@ -33,9 +33,9 @@ from play2prompt.lm.assemble import model_file
 from play2prompt.lm.embedded_settings import (
     DRAFT_PREFIX,
     check_speculative,
-    default_args_prefill,
     default_call_prefill,
     default_compact_json,
+    default_key_prefill,
     default_slot_affinity,
     default_speculative,
     default_strict_structured,
@@ -47,6 +47,7 @@ from play2prompt.lm.prefill import (
     Opening,
     chosen,
     name_grammar,
+    object_plan,
     opening_of,
     plan,
 )
@@ -135,11 +136,11 @@ class EmbeddedLM(LM):
                  cache_prompt: bool = True, speculative: str | None = None,
                  compact_json: bool | None = None, cache_reuse: int = 0,
                  strict_structured: bool | None = None,
-                 call_prefill: bool | None = None, args_prefill: bool | None = None,
+                 call_prefill: bool | None = None, key_prefill: bool | None = None,
                  slot_affinity: bool | None = None) -> None:
         super().__init__()
         self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
-        self.args_prefill = default_args_prefill() if args_prefill is None else args_prefill
+        self.key_prefill = default_key_prefill() if key_prefill is None else key_prefill
         # how this model's first calls at temperature 0 start and open their arguments
         self._headers: Agreement[CallHeader] = Agreement()
         self._openings: Agreement[Opening] = Agreement()
@@ -230,11 +231,13 @@ class EmbeddedLM(LM):
         req = emulate(request) if emulated else request
         body = self._body(req, structured=not emulated)
         server = await asyncio.to_thread(self._ensure)
-        prefix, named, opened = await self._prefill(server, request, body) if emulated \
-            else ("", Usage(), False)
+        if emulated:
+            prefix, named, opened = await self._prefill(server, request, body)
+        else:
+            prefix, named, opened = self._prefill_object(req, body), Usage(), False
         reply = await self._complete(server, body)
         if prefix and _schema_rejected(reply):     # the grammar of the rest: ask as before
-            prefix, opened, body = "", False, self._body(req, structured=False)
+            prefix, opened, body = "", False, self._body(req, structured=not emulated)
             reply = await self._complete(server, body)
         if _schema_rejected(reply) and req.json_schema is not None:
             # A schema the grammar converter cannot handle: fall back to any JSON object.
@@ -278,7 +281,7 @@ class EmbeddedLM(LM):
         for the model, the usage of asking for the tool's name first (several tools), and
         whether the arguments' opening was written."""
         header = self._headers.value
-        opening = self._openings.value if self.args_prefill else None
+        opening = self._openings.value if self.key_prefill else None
         if not (self.call_prefill and header and request.tools and not self.compact_json
                 and not request.parallel_tool_calls):
             return "", Usage(), False
@@ -292,6 +295,19 @@ class EmbeddedLM(LM):
         body["grammar"] = grammar
         body["messages"].append({"role": "assistant", "content": prefix})
         return prefix, named, planned is not None
+
+    def _prefill_object(self, req: ChatRequest, body: dict[str, Any]) -> str:
+        """Start a one-line structured answer with its first key where the grammar forces it
+        (:func:`~play2prompt.lm.prefill.object_plan`); ``body`` is changed in place. Returns
+        the text written for the model ("" where nothing was)."""
+        if not (self.key_prefill and "grammar" in body and req.json_schema is not None):
+            return ""
+        planned = object_plan(req.json_schema, COMPACT)
+        if planned is None:
+            return ""
+        prefix, body["grammar"] = planned
+        body["messages"].append({"role": "assistant", "content": prefix})
+        return prefix
 
     async def _name_first(self, server: Any, body: dict[str, Any], header: CallHeader,
                           tools: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any] | None, Usage]:

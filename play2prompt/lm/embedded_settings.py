@@ -75,13 +75,14 @@ def default_call_prefill() -> bool:
     return env_flag("P2P_EMBEDDED_CALL_PREFILL", True)
 
 
-def default_args_prefill() -> bool:
-    """With the call's header (:func:`default_call_prefill`), the arguments' opening and first
-    key written too where the grammar forces that key, and among several tools the name asked
-    first (``P2P_EMBEDDED_ARGS_PREFILL=0`` turns it off; :mod:`play2prompt.lm.prefill`). The
-    text is the model's own, as the header's: the grammar leaves no choice, the whitespace is
-    the one its first calls agreed on (docs/results.md#speed)."""
-    return env_flag("P2P_EMBEDDED_ARGS_PREFILL", True)
+def default_key_prefill() -> bool:
+    """What the grammar forces at the start of an answer's JSON written for the model
+    (``P2P_EMBEDDED_KEY_PREFILL=0`` turns it off; :mod:`play2prompt.lm.prefill`): with the
+    call's header (:func:`default_call_prefill`), the arguments' opening and first key, and
+    among several tools the name asked first; in a one-line structured answer, its first key.
+    The text is the model's own, as the header's: the grammar leaves no choice, and a call's
+    whitespace is the one its first calls agreed on (docs/results.md#speed)."""
+    return env_flag("P2P_EMBEDDED_KEY_PREFILL", True)
 
 
 def default_strict_structured() -> bool:

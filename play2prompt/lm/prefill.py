@@ -10,7 +10,9 @@ model's own choice, so what is written is learned from the model's first calls a
 
 - one tool: the header with its name, then the arguments' opening and first key (:func:`plan`);
 - several tools: the model first writes the name alone (:func:`name_grammar`), then the call
-  goes on as for that one tool.
+  goes on as for that one tool;
+- a structured answer on one line (``strict_structured``): its first key (:func:`object_plan`),
+  the layout then fixed by the grammar, nothing to learn.
 
 The grammar of the rest (:func:`rest_grammar`) is what llguidance's JSON schema allows after the
 first key: the properties in their order, the optional ones skippable, then any additional
@@ -25,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from play2prompt.lm.toolcalls import CallHeader, _arguments_schema, _fn, header_of
+from play2prompt.lm.toolcalls import CallHeader, _fn, call_arguments_schema, header_of
 
 HEADER_AGREEMENT = 8   # calls at temperature 0 that must start alike before anything is written
 WS = r"/[ \t\n\r]*/"
@@ -37,13 +39,15 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Opening:
     """How a model opens a call's arguments: the text after ``"arguments":`` up to the first
-    key (Qwen2.5-Coder: `` {\\n    "``) and between that key and its value (``": ``)."""
+    key (Qwen2.5-Coder: `` {\\n    "``) and after that key up to its colon (``":``). The
+    whitespace after the colon is left to the model: written for it, a space would split the
+    token the model writes there (`` "``, a space and a quote, one token)."""
 
     open: str
     colon: str
 
 
-_OPENING = re.compile(r'"arguments"\s*:(\s*\{\s*")(?:[^"\\]|\\.)*("\s*:[ \t\n\r]*)')
+_OPENING = re.compile(r'"arguments"\s*:(\s*\{\s*")(?:[^"\\]|\\.)*("\s*:)')
 
 
 def opening_of(text: str) -> Opening | None:
@@ -78,12 +82,14 @@ def _lark(text: str) -> str:
     return json.dumps(text)
 
 
-def first_required(fn: Mapping[str, Any]) -> str | None:
-    """The first property of a tool's arguments where the grammar makes it the first key (it
-    is required and the schema is a plain object), else None."""
-    params = _arguments_schema(fn)
+_NOTES = ("title", "description", "$schema")   # words that leave a grammar as it is
+
+
+def first_required(params: Mapping[str, Any]) -> str | None:
+    """The first property of an object schema where the grammar makes it the first key (it is
+    required and the schema a plain object), else None."""
     props = params.get("properties")
-    if set(params) - {"type", "properties", "required", "additionalProperties"} \
+    if set(params) - {"type", "properties", "required", "additionalProperties", *_NOTES} \
             or params.get("type") != "object" or not isinstance(props, Mapping) or not props:
         return None
     required = params.get("required") or ()
@@ -93,28 +99,36 @@ def first_required(fn: Mapping[str, Any]) -> str | None:
     return first if first in required else None
 
 
-def rest_grammar(fn: Mapping[str, Any]) -> str:
-    """The llguidance grammar of a call to ``fn`` after its first key (and ``: ``): the first
-    value, the other properties in order (the optional ones skippable), additional ones where
-    the schema allows them (named as no declared one is, as llguidance's own JSON grammar has
-    them), the arguments' closing brace and the call's."""
-    params = _arguments_schema(fn)
+def rest_grammar(params: Mapping[str, Any], close: str = f'{WS} "}}" {WS} "}}"',
+                 layout: Mapping[str, str] | None = None) -> str:
+    """The llguidance grammar of an object after its first key and colon: the first value,
+    the other properties in order (the optional ones skippable), additional ones where the
+    schema allows them (named as no declared one is, as llguidance's own JSON grammar has
+    them), then ``close`` (a call's: the arguments' closing brace and the call's). ``layout``:
+    llguidance's one-line options (``x-guidance``), the separators then fixed; free
+    whitespace without it."""
     props = list(params["properties"].items())
     required = set(params.get("required") or ())
-    lines = [f"v0: %json {json.dumps(props[0][1])}"]
-    seq = ["v0"]
+    item_sep = _lark(layout["item_separator"]) if layout else f'{WS} "," {WS}'
+    key_sep = _lark(layout["key_separator"]) if layout else f'{WS} ":" {WS}'
+
+    def value(schema: Any) -> str:
+        return "%json " + json.dumps({**schema, "x-guidance": layout} if layout else schema)
+
+    lines = [f"v0: {value(props[0][1])}"]
+    after_colon = layout["key_separator"].split(":", 1)[1] if layout else ""
+    seq = [_lark(after_colon) if after_colon else "" if layout else WS, "v0"]
     for i, (key, schema) in enumerate(props[1:], 1):
-        item = f'{WS} "," {WS} {_lark(json.dumps(key))} {WS} ":" {WS} v{i}'
-        lines.append(f"v{i}: %json {json.dumps(schema)}")
+        item = f"{item_sep} {_lark(json.dumps(key))} {key_sep} v{i}"
+        lines.append(f"v{i}: {value(schema)}")
         seq.append(item if key in required else f"({item})?")
     extra = params.get("additionalProperties", True)
     if extra is not False:
-        value = extra if isinstance(extra, Mapping) else {}
         declared = " | ".join(_lark(json.dumps(key)) for key, _ in props)
         lines += [f"EXTRA_KEY: {JSON_STRING} & ~({declared})",
-                  f"extra_value: %json {json.dumps(value)}"]
-        seq.append(f'({WS} "," {WS} EXTRA_KEY {WS} ":" {WS} extra_value)*')
-    seq.append(f'{WS} "}}" {WS} "}}"')
+                  f"extra_value: {value(extra if isinstance(extra, Mapping) else {})}"]
+        seq.append(f"({item_sep} EXTRA_KEY {key_sep} extra_value)*")
+    seq.append(close)
     return "%llguidance {}\nstart: " + " ".join(seq) + "\n" + "\n".join(lines)
 
 
@@ -123,11 +137,24 @@ def plan(fn: Mapping[str, Any], header: CallHeader, opening: Opening | None
     """The text written for a call to ``fn`` (its header, and its arguments' opening and first
     key where the model's opening is known and the grammar forces that key) and the grammar of
     the rest; None where only the header can be written (:func:`toolcalls.prefilled`)."""
-    key = first_required(fn) if opening is not None else None
+    params = call_arguments_schema(fn)
+    key = first_required(params) if opening is not None else None
     if key is None or opening is None:
         return None
     head = header.before + json.dumps(fn["name"])[1:-1] + header.after
-    return head + opening.open + json.dumps(key)[1:-1] + opening.colon, rest_grammar(fn)
+    return head + opening.open + json.dumps(key)[1:-1] + opening.colon, rest_grammar(params)
+
+
+def object_plan(schema: Any, layout: Mapping[str, str]) -> tuple[str, str] | None:
+    """The start of a one-line structured answer to ``schema`` (``{"key":``, where its first
+    key is forced; the space after it left to the grammar, see :class:`Opening`) and the
+    grammar of the rest; None where nothing is forced."""
+    params = schema if isinstance(schema, Mapping) else {}
+    key = first_required(params)
+    if key is None:
+        return None
+    prefix = "{" + json.dumps(key) + layout["key_separator"].split(":", 1)[0] + ":"
+    return prefix, rest_grammar(params, '"}"', layout)
 
 
 def name_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
@@ -143,4 +170,4 @@ def chosen(text: str, tools: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] |
 
 
 __all__ = ["HEADER_AGREEMENT", "Agreement", "Opening", "chosen", "first_required",
-           "name_grammar", "opening_of", "plan", "rest_grammar"]
+           "name_grammar", "object_plan", "opening_of", "plan", "rest_grammar"]

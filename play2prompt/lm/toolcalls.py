@@ -50,7 +50,7 @@ def call_schema(tools: Sequence[Mapping[str, Any]], parallel: bool = False) -> d
     options = []
     for tool in tools:
         fn = _fn(tool)
-        params = _arguments_schema(fn)
+        params = call_arguments_schema(fn)
         options.append({
             "type": "object",
             "properties": {"name": {"const": fn["name"]}, "arguments": params},
@@ -120,19 +120,20 @@ def prefilled(tools: Sequence[Mapping[str, Any]], header: CallHeader) -> tuple[s
         fn = _fn(tools[0])
         prefix = header.before + json.dumps(fn["name"])[1:-1] + header.after
         return prefix, (f"%llguidance {{}}\nstart: {_WS} args {_WS} \"}}\"\n"
-                        f"args: %json {json.dumps(_arguments_schema(fn))}")
+                        f"args: %json {json.dumps(call_arguments_schema(fn))}")
     lines = []
     for i, tool in enumerate(tools):
         fn = _fn(tool)
         name = json.dumps(json.dumps(fn["name"])[1:-1] + '"')
         lines.append(f'c{i}: {name} {_WS} "," {_WS} "\\"arguments\\"" {_WS} ":" {_WS} a{i} '
                      f'{_WS} "}}"')
-        lines.append(f"a{i}: %json {json.dumps(_arguments_schema(fn))}")
+        lines.append(f"a{i}: %json {json.dumps(call_arguments_schema(fn))}")
     start = " | ".join(f"c{i}" for i in range(len(tools)))
     return header.before, "%llguidance {}\nstart: " + start + "\n" + "\n".join(lines)
 
 
-def _arguments_schema(fn: Mapping[str, Any]) -> dict[str, Any]:
+def call_arguments_schema(fn: Mapping[str, Any]) -> dict[str, Any]:
+    """The grammar-safe schema of a tool's arguments (an object)."""
     params = grammar_safe(fn.get("parameters") or {"type": "object", "properties": {}})
     params.setdefault("type", "object")
     return params

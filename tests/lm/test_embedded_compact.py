@@ -47,7 +47,8 @@ TOOL = {"type": "function", "function": {"name": "locate", "parameters": {
 
 
 def test_structured_output_goes_as_a_grammar_and_a_tool_call_as_before():
-    lm = EmbeddedLM("smollm2-135m", compact_json=False)     # strict structured: the default
+    # strict structured: the default; nothing written for the model
+    lm = EmbeddedLM("smollm2-135m", compact_json=False, key_prefill=False)
     assert lm.strict_structured
     lm._server = Server([ok('{"city": "Lyon", "country": "France"}'),
                          ok('{"name": "locate", "arguments": {"city": "Lyon"}}')])
@@ -60,7 +61,7 @@ def test_structured_output_goes_as_a_grammar_and_a_tool_call_as_before():
 
 
 def test_a_rejected_grammar_falls_back_to_any_json_object():
-    lm = EmbeddedLM("smollm2-135m", compact_json=True)
+    lm = EmbeddedLM("smollm2-135m", compact_json=True, key_prefill=False)
     lm._server = Server([{"error": {"message": "failed to parse grammar"}}, ok("{}")])
     asyncio.run(lm._generate(REQUEST))
     retry = lm._server.bodies[1]

@@ -18,7 +18,7 @@ from play2prompt.lm.prefill import (
     name_grammar,
     rest_grammar,
 )
-from play2prompt.lm.toolcalls import CallHeader, header_of, prefilled
+from play2prompt.lm.toolcalls import CallHeader, call_arguments_schema, header_of, prefilled
 from tests.lm.fake_runtime import Server, ok
 
 PRETTY = CallHeader('{\n  "name": "', '",\n  "arguments":')
@@ -83,15 +83,15 @@ def agreed(lm, text=PRETTY_CALL):
 def test_calls_that_start_alike_teach_the_header_and_the_next_ones_start_with_it(echoed):
     lm = agreed(EmbeddedLM("smollm2-135m", strict_structured=True, call_prefill=True))
     assert lm._headers.value == PRETTY
-    assert lm._openings.value == Opening(' {\n    "', '": ')
-    rest = '"Paris"\n  }\n}'
-    prefix = '{\n  "name": "locate",\n  "arguments": {\n    "city": '
+    assert lm._openings.value == Opening(' {\n    "', '":')
+    rest = ' "Paris"\n  }\n}'
+    prefix = '{\n  "name": "locate",\n  "arguments": {\n    "city":'
     lm._server = Server([ok(prefix + rest if echoed else rest)])
     call = ask(lm)
     started = lm._server.bodies[0]
     assert started["messages"][-1] == {"role": "assistant", "content": prefix}
     assert "response_format" not in started
-    assert started["grammar"] == rest_grammar(LOCATE["function"])
+    assert started["grammar"] == rest_grammar(call_arguments_schema(LOCATE["function"]))
     assert call.text == prefix + rest
     assert call.tool_calls[0].name == "locate"
     assert call.tool_calls[0].arguments == {"city": "Paris"}
@@ -206,7 +206,7 @@ def test_the_real_model_starts_its_calls_in_two_ways_and_gets_no_header(smol_fil
 
 
 def test_the_arguments_start_is_left_to_the_model_when_switched_off():
-    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True, args_prefill=False))
+    lm = agreed(EmbeddedLM("smollm2-135m", call_prefill=True, key_prefill=False))
     lm._server = Server([ok(PRETTY_CALL), ok(PRETTY_CALL)])
     ask(lm)
     ask(lm, replace(ASK, tools=(LOCATE, WEATHER)))
