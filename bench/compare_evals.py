@@ -1,5 +1,6 @@
 """Two sides of two evaluations (or of one) against each other, query by query: accuracy of
-each, wins and losses of the second against the first, McNemar's exact p, and per category.
+each, wins and losses of the second against the first, McNemar's exact p, how many answers
+are alike (the same calls) and the tokens each side generated, and per category.
 
 Usage: python bench/compare_evals.py EVAL_A SIDE_A EVAL_B SIDE_B
 
@@ -46,6 +47,11 @@ def main(argv: list[str]) -> int:
     print(f"{n} queries: A {100 * len(right_a) / n:.1f} %, B {100 * len(right_b) / n:.1f} %; "
           f"B against A +{len(wins)} / -{len(losses)}, McNemar p = "
           f"{mcnemar_exact(len(wins), len(losses)):.3g}")
+    alike = sum(a[i].get("parsed") == b[i].get("parsed") for i in common)
+    tokens = [sum(side[i].get("usage", {}).get("completion_tokens", 0) for i in common)
+              for side in (a, b)]
+    print(f"answers alike (the same calls parsed): {alike} of {n}; generated tokens A "
+          f"{tokens[0]:,}, B {tokens[1]:,}")
     cats = Counter(a[i].get("category", "?") for i in common)
     print("| category | n | A right | B right |")
     print("|---|---:|---:|---:|")
