@@ -109,7 +109,8 @@ def test_the_name_grammar_and_the_tool_it_names():
 
 
 QUERY = {"type": "object", "title": "a request", "properties": {
-    "query": {"type": "string", "minLength": 8}, "why": {"type": "string"}},
+    "query": {"type": "string", "minLength": 8, "maxLength": 80},
+    "why": {"type": "string", "maxLength": 40}},
     "required": ["query"], "additionalProperties": False}
 LAYOUT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
 
@@ -120,14 +121,15 @@ def test_a_one_line_answer_gets_its_first_key_and_the_grammar_of_the_rest():
     start, first, second = grammar.splitlines()[1:]
     assert start == 'start: " " v0 (", " "\\"why\\"" ": " v1)? "}"'
     assert json.loads(first.partition("%json ")[2]) == {"type": "string", "minLength": 8,
-                                                        "x-guidance": LAYOUT}
+                                                        "maxLength": 80, "x-guidance": LAYOUT}
     assert object_plan({**QUERY, "required": ["why"]}, LAYOUT) is None     # not forced
     assert object_plan({"type": "array", "items": {}}, LAYOUT) is None
 
 
 def structured(schema=QUERY):
+    # the lengths bound the answer within max_tokens: the grammar closes each string in time
     return ChatRequest(({"role": "user", "content": "Write a request."},), temperature=0.8,
-                       seed=3, max_tokens=60, json_schema=schema)
+                       seed=3, max_tokens=200, json_schema=schema)
 
 
 @pytest.mark.parametrize("echoed", [True, False])
