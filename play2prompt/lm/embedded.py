@@ -270,8 +270,9 @@ class EmbeddedLM(LM):
         arguments (``opening``), where that was the model's own writing."""
         if header:
             self._headers.add(header_of(text))
-        if opening and opening_of(text) is not None:
-            self._openings.add(opening_of(text))
+        found = opening_of(text) if opening else None
+        if found is not None:
+            self._openings.add(found)
 
     async def _prefill(self, server: Any, request: ChatRequest, body: dict[str, Any]
                        ) -> tuple[str, Usage, bool]:
@@ -290,10 +291,7 @@ class EmbeddedLM(LM):
             tool, named = await self._name_first(server, body, header, tools)
             tools = [tool] if tool is not None else tools
         planned = plan(_fn(tools[0]), header, opening) if len(tools) == 1 else None
-        prefix, grammar = planned or prefilled(tools, header)
-        body.pop("response_format", None)
-        body["grammar"] = grammar
-        body["messages"].append({"role": "assistant", "content": prefix})
+        prefix = _start_with(body, *(planned or prefilled(tools, header)))
         return prefix, named, planned is not None
 
     def _prefill_object(self, req: ChatRequest, body: dict[str, Any]) -> str:
@@ -303,11 +301,7 @@ class EmbeddedLM(LM):
         if not (self.key_prefill and "grammar" in body and req.json_schema is not None):
             return ""
         planned = object_plan(req.json_schema, COMPACT)
-        if planned is None:
-            return ""
-        prefix, body["grammar"] = planned
-        body["messages"].append({"role": "assistant", "content": prefix})
-        return prefix
+        return _start_with(body, *planned) if planned else ""
 
     async def _name_first(self, server: Any, body: dict[str, Any], header: CallHeader,
                           tools: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any] | None, Usage]:
@@ -362,6 +356,15 @@ class EmbeddedLM(LM):
     def close(self) -> None:
         with self._lock:
             self._server = None
+
+
+def _start_with(body: dict[str, Any], prefix: str, grammar: str) -> str:
+    """``body`` changed to have the model's answer start with ``prefix`` (an assistant message
+    the runtime continues) and go on by ``grammar``; returns ``prefix``."""
+    body.pop("response_format", None)
+    body["grammar"] = grammar
+    body["messages"].append({"role": "assistant", "content": prefix})
+    return prefix
 
 
 def _usage(reply: dict[str, Any]) -> Usage:

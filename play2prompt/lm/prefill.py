@@ -27,10 +27,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from play2prompt.lm.toolcalls import CallHeader, _fn, call_arguments_schema, header_of
+from play2prompt.lm.toolcalls import (
+    WS,
+    CallHeader,
+    _fn,
+    call_arguments_schema,
+    header_of,
+    quoted_name,
+)
 
 HEADER_AGREEMENT = 8   # calls at temperature 0 that must start alike before anything is written
-WS = r"/[ \t\n\r]*/"
 # a JSON string; an additional property's key is one that names no declared property
 JSON_STRING = r'/"(\\(["\\\/bfnrt]|u[a-fA-F0-9]{4})|[^"\\\x00-\x1F\x7F])*"/'
 T = TypeVar("T")
@@ -141,8 +147,8 @@ def plan(fn: Mapping[str, Any], header: CallHeader, opening: Opening | None
     key = first_required(params) if opening is not None else None
     if key is None or opening is None:
         return None
-    head = header.before + json.dumps(fn["name"])[1:-1] + header.after
-    return head + opening.open + json.dumps(key)[1:-1] + opening.colon, rest_grammar(params)
+    prefix = header.of(fn) + opening.open + json.dumps(key)[1:-1] + opening.colon
+    return prefix, rest_grammar(params)
 
 
 def object_plan(schema: Any, layout: Mapping[str, str]) -> tuple[str, str] | None:
@@ -160,13 +166,13 @@ def object_plan(schema: Any, layout: Mapping[str, str]) -> tuple[str, str] | Non
 def name_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
     """The grammar of a tool's name and its closing quote, one alternative a tool: what the
     model writes first when several tools are shown."""
-    names = " | ".join(_lark(json.dumps(_fn(t)["name"])[1:-1] + '"') for t in tools)
+    names = " | ".join(_lark(quoted_name(_fn(t))) for t in tools)
     return "%llguidance {}\nstart: " + names
 
 
 def chosen(text: str, tools: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The tool whose name (and closing quote) ``text`` is, if any."""
-    return next((t for t in tools if json.dumps(_fn(t)["name"])[1:-1] + '"' == text), None)
+    return next((t for t in tools if quoted_name(_fn(t)) == text), None)
 
 
 __all__ = ["HEADER_AGREEMENT", "Agreement", "Opening", "chosen", "first_required",

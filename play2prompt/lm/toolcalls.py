@@ -100,9 +100,19 @@ class CallHeader:
     before: str
     after: str
 
+    def of(self, fn: Mapping[str, Any]) -> str:
+        """The whole header of a call to ``fn``, up to its arguments."""
+        return self.before + quoted_name(fn)[:-1] + self.after
+
+
+def quoted_name(fn: Mapping[str, Any]) -> str:
+    """``fn``'s name as a call writes it after the opening quote: escaped, with its closing
+    quote."""
+    return json.dumps(fn["name"])[1:-1] + '"'
+
 
 _HEADER = re.compile(r'(\{\s*"name"\s*:\s*")(?:[^"\\]|\\.)+("\s*,\s*"arguments"\s*:)')
-_WS = r"/[ \t\n\r]*/"
+WS = r"/[ \t\n\r]*/"   # the free whitespace of llguidance's JSON, as a lexeme
 
 
 def header_of(text: str) -> CallHeader | None:
@@ -118,15 +128,14 @@ def prefilled(tools: Sequence[Mapping[str, Any]], header: CallHeader) -> tuple[s
     tool (its name, the arguments' key, its arguments)."""
     if len(tools) == 1:
         fn = _fn(tools[0])
-        prefix = header.before + json.dumps(fn["name"])[1:-1] + header.after
-        return prefix, (f"%llguidance {{}}\nstart: {_WS} args {_WS} \"}}\"\n"
+        return header.of(fn), (f"%llguidance {{}}\nstart: {WS} args {WS} \"}}\"\n"
                         f"args: %json {json.dumps(call_arguments_schema(fn))}")
     lines = []
     for i, tool in enumerate(tools):
         fn = _fn(tool)
-        name = json.dumps(json.dumps(fn["name"])[1:-1] + '"')
-        lines.append(f'c{i}: {name} {_WS} "," {_WS} "\\"arguments\\"" {_WS} ":" {_WS} a{i} '
-                     f'{_WS} "}}"')
+        name = json.dumps(quoted_name(fn))
+        lines.append(f'c{i}: {name} {WS} "," {WS} "\\"arguments\\"" {WS} ":" {WS} a{i} '
+                     f'{WS} "}}"')
         lines.append(f"a{i}: %json {json.dumps(call_arguments_schema(fn))}")
     start = " | ".join(f"c{i}" for i in range(len(tools)))
     return header.before, "%llguidance {}\nstart: " + start + "\n" + "\n".join(lines)
