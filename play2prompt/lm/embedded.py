@@ -36,16 +36,21 @@ from play2prompt.lm.embedded_settings import (
     default_call_prefill,
     default_compact_json,
     default_key_prefill,
+    default_later_keys,
     default_slot_affinity,
     default_speculative,
     default_strict_structured,
     default_threads,
 )
+from play2prompt.lm.later_keys import KeyPlan
+from play2prompt.lm.later_keys import ask as ask_keys
 from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
 from play2prompt.lm.prefill import (
     Agreement,
+    Layout,
     Opening,
     chosen,
+    layout_of,
     name_grammar,
     object_plan,
     opening_of,
@@ -55,6 +60,7 @@ from play2prompt.lm.slots import SlotScheduler
 from play2prompt.lm.toolcalls import (
     CallHeader,
     _fn,
+    call_arguments_schema,
     emulate,
     header_of,
     parse_emulated,
@@ -137,13 +143,15 @@ class EmbeddedLM(LM):
                  compact_json: bool | None = None, cache_reuse: int = 0,
                  strict_structured: bool | None = None,
                  call_prefill: bool | None = None, key_prefill: bool | None = None,
-                 slot_affinity: bool | None = None) -> None:
+                 slot_affinity: bool | None = None, later_keys: bool | None = None) -> None:
         super().__init__()
         self.call_prefill = default_call_prefill() if call_prefill is None else call_prefill
         self.key_prefill = default_key_prefill() if key_prefill is None else key_prefill
-        # how this model's first calls at temperature 0 start and open their arguments
+        self.later_keys = default_later_keys() if later_keys is None else later_keys
+        # how this model's first calls at temperature 0 start, open and lay out their arguments
         self._headers: Agreement[CallHeader] = Agreement()
         self._openings: Agreement[Opening] = Agreement()
+        self._layouts: Agreement[Layout] = Agreement()
         self.cache_reuse = cache_reuse
         self.spec = spec if isinstance(spec, EmbeddedSpec) else parse_embedded_spec(spec)
         self.cache_prompt = cache_prompt
@@ -231,11 +239,13 @@ class EmbeddedLM(LM):
         req = emulate(request) if emulated else request
         body = self._body(req, structured=not emulated)
         server = await asyncio.to_thread(self._ensure)
+        keys: KeyPlan | None = None
         if emulated:
-            prefix, named, opened = await self._prefill(server, request, body)
+            prefix, named, keys = await self._prefill(server, request, body)
         else:
-            prefix, named, opened = self._prefill_object(req, body), Usage(), False
-        reply = await self._complete(server, body)
+            prefix, named = self._prefill_object(req, body), Usage()
+        opened = keys is not None
+        reply = await self._ask(server, body, keys)
         if prefix and _schema_rejected(reply):     # the grammar of the rest: ask as before
             prefix, opened, body = "", False, self._body(req, structured=not emulated)
             reply = await self._complete(server, body)
@@ -273,26 +283,40 @@ class EmbeddedLM(LM):
         found = opening_of(text) if opening else None
         if found is not None:
             self._openings.add(found)
+        if (laid := layout_of(text) if self._layouts.value is None else None) is not None:
+            self._layouts.add(laid)    # calls with fewer than two keys show no layout
 
     async def _prefill(self, server: Any, request: ChatRequest, body: dict[str, Any]
-                       ) -> tuple[str, Usage, bool]:
+                       ) -> tuple[str, Usage, KeyPlan | None]:
         """Start the answer to a function-calling request with what the grammar and this
         model's own first calls fix (:mod:`play2prompt.lm.prefill`,
         :func:`default_call_prefill`); ``body`` is changed in place. Returns the text written
-        for the model, the usage of asking for the tool's name first (several tools), and
-        whether the arguments' opening was written."""
+        for the model, the usage of asking for the tool's name first (several tools), and,
+        where the arguments' opening was written, how its later keys may be
+        (:mod:`play2prompt.lm.later_keys`; their layout None until learned)."""
         header = self._headers.value
         opening = self._openings.value if self.key_prefill else None
         if not (self.call_prefill and header and request.tools and not self.compact_json
                 and not request.parallel_tool_calls):
-            return "", Usage(), False
+            return "", Usage(), None
         tools, named = list(request.tools), Usage()
         if len(tools) > 1 and opening is not None:
             tool, named = await self._name_first(server, body, header, tools)
             tools = [tool] if tool is not None else tools
         planned = plan(_fn(tools[0]), header, opening) if len(tools) == 1 else None
         prefix = _start_with(body, *(planned or prefilled(tools, header)))
-        return prefix, named, planned is not None
+        if planned is None or opening is None:
+            return prefix, named, None
+        return prefix, named, KeyPlan(call_arguments_schema(_fn(tools[0])),
+                                      self._layouts.value, opening.colon)
+
+    async def _ask(self, server: Any, body: dict[str, Any], keys: KeyPlan | None
+                   ) -> dict[str, Any]:
+        """The reply to ``body``, the call's later keys written where they can be
+        (:func:`default_later_keys`), else asked in one request as before."""
+        keys = keys if self.later_keys and "stop" not in body else None
+        reply = keys and await ask_keys(lambda b: self._complete(server, b), body, keys)
+        return reply or await self._complete(server, body)
 
     def _prefill_object(self, req: ChatRequest, body: dict[str, Any]) -> str:
         """Start a one-line structured answer with its first key where the grammar forces it

@@ -85,6 +85,15 @@ def default_key_prefill() -> bool:
     return env_flag("P2P_EMBEDDED_KEY_PREFILL", True)
 
 
+def default_later_keys() -> bool:
+    """A call's later forced keys and its closing written for the model
+    (``P2P_EMBEDDED_LATER_KEYS=0`` turns it off; :mod:`play2prompt.lm.later_keys`): with the
+    first key written (:func:`default_key_prefill`), the call stops where a value ends, and the
+    next required key (or the closing) is written in the model's own layout, learned from its
+    first calls as the header is."""
+    return env_flag("P2P_EMBEDDED_LATER_KEYS", True)
+
+
 def default_strict_structured() -> bool:
     """Structured output (a JSON schema, not a tool call) decoded by llguidance's grammar of
     the schema, on one line (``P2P_EMBEDDED_STRICT_STRUCTURED=0`` turns it off). The runtime's

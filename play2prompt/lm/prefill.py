@@ -105,14 +105,18 @@ def first_required(params: Mapping[str, Any]) -> str | None:
     return first if first in required else None
 
 
-def rest_grammar(params: Mapping[str, Any], close: str = f'{WS} "}}" {WS} "}}"',
-                 layout: Mapping[str, str] | None = None) -> str:
-    """The llguidance grammar of an object after its first key and colon: the first value,
-    the other properties in order (the optional ones skippable), additional ones where the
-    schema allows them (named as no declared one is, as llguidance's own JSON grammar has
-    them), then ``close`` (a call's: the arguments' closing brace and the call's). ``layout``:
-    llguidance's one-line options (``x-guidance``), the separators then fixed; free
-    whitespace without it."""
+CALL_CLOSE = f'{WS} "}}" {WS} "}}"'   # a call's: the arguments' closing brace and the call's
+
+
+def rest_grammar(params: Mapping[str, Any], close: str = CALL_CLOSE,
+                 layout: Mapping[str, str] | None = None, start: int = 0,
+                 extras_only: bool = False) -> str:
+    """The llguidance grammar of an object after its key number ``start`` and colon: that
+    value, the later properties in order (the optional ones skippable), additional ones where
+    the schema allows them (named as no declared one is, as llguidance's own JSON grammar has
+    them), then ``close``. ``layout``: llguidance's one-line options (``x-guidance``), the
+    separators then fixed; free whitespace without it. ``extras_only``: what follows the comma
+    after the last declared property (an additional one, then maybe more)."""
     props = list(params["properties"].items())
     required = set(params.get("required") or ())
     item_sep = _lark(layout["item_separator"]) if layout else f'{WS} "," {WS}'
@@ -121,18 +125,22 @@ def rest_grammar(params: Mapping[str, Any], close: str = f'{WS} "}}" {WS} "}}"',
     def value(schema: Any) -> str:
         return "%json " + json.dumps({**schema, "x-guidance": layout} if layout else schema)
 
-    lines = [f"v0: {value(props[0][1])}"]
-    after_colon = layout["key_separator"].split(":", 1)[1] if layout else ""
-    seq = [_lark(after_colon) if after_colon else "" if layout else WS, "v0"]
-    for i, (key, schema) in enumerate(props[1:], 1):
-        item = f"{item_sep} {_lark(json.dumps(key))} {key_sep} v{i}"
-        lines.append(f"v{i}: {value(schema)}")
-        seq.append(item if key in required else f"({item})?")
+    lines, seq = [], []
+    if not extras_only:
+        lines.append(f"v{start}: {value(props[start][1])}")
+        after_colon = layout["key_separator"].split(":", 1)[1] if layout else ""
+        seq += [_lark(after_colon) if after_colon else "" if layout else WS, f"v{start}"]
+        for i, (key, schema) in enumerate(props[start + 1:], start + 1):
+            item = f"{item_sep} {_lark(json.dumps(key))} {key_sep} v{i}"
+            lines.append(f"v{i}: {value(schema)}")
+            seq.append(item if key in required else f"({item})?")
     extra = params.get("additionalProperties", True)
     if extra is not False:
         declared = " | ".join(_lark(json.dumps(key)) for key, _ in props)
         lines += [f"EXTRA_KEY: {JSON_STRING} & ~({declared})",
                   f"extra_value: {value(extra if isinstance(extra, Mapping) else {})}"]
+        if extras_only:
+            seq.append(f"{WS} EXTRA_KEY {key_sep} extra_value")
         seq.append(f"({item_sep} EXTRA_KEY {key_sep} extra_value)*")
     seq.append(close)
     return "%llguidance {}\nstart: " + " ".join(seq) + "\n" + "\n".join(lines)
@@ -149,6 +157,104 @@ def plan(fn: Mapping[str, Any], header: CallHeader, opening: Opening | None
         return None
     prefix = header.of(fn) + opening.open + json.dumps(key)[1:-1] + opening.colon
     return prefix, rest_grammar(params)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a model separates its call's arguments and closes the call: the text from a value's
+    end to the next key's quote (Qwen2.5-Coder: ``,\n    "``) and after the last value
+    (``\n  }\n}``). Learned from its own calls, as the header is."""
+
+    sep: str
+    close: str
+
+
+_ARGS = re.compile(r'"arguments"\s*:\s*\{')
+_SEP = re.compile(r'\s*,\s*"')
+_CLOSE = re.compile(r"\s*\}\s*\}\s*$")
+_DECODE = json.JSONDecoder()
+
+
+def layout_of(text: str) -> Layout | None:
+    """The layout of an emulated call's arguments (None where they have fewer than two keys
+    or are not plain JSON)."""
+    found = _ARGS.search(text) if header_of(text) else None
+    if found is None:
+        return None
+    at, seps = found.end(), set()
+    while True:
+        try:
+            at = re.compile(r'\s*"').match(text, at).end() - 1           # type: ignore[union-attr]
+            _, at = _DECODE.raw_decode(text, at)                          # the key
+            at = re.compile(r"\s*:\s*").match(text, at).end()            # type: ignore[union-attr]
+            _, at = _DECODE.raw_decode(text, at)                          # its value
+        except (AttributeError, ValueError):
+            return None
+        sep = _SEP.match(text, at)
+        if sep is None:
+            close = _CLOSE.match(text, at)
+            return Layout(seps.pop(), close.group(0)) if close and len(seps) == 1 else None
+        seps.add(sep.group(0))
+        at = sep.end() - 1
+
+
+STOP = "\n"   # where a written layout's value ends (a scalar value has no raw newline)
+_SCALAR = {"string", "number", "integer", "boolean", "null"}
+
+
+def _scalar(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    if "enum" in schema or "const" in schema:
+        values = schema.get("enum", [schema.get("const")])
+        return all(not isinstance(v, (dict, list)) for v in values)
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return bool(kinds) and all(k in _SCALAR for k in kinds) and not set(schema) & {
+        "anyOf", "oneOf", "allOf", "$ref"}
+
+
+def stops_after(params: Mapping[str, Any], k: int, layout: Layout) -> bool:
+    """Whether a call stops where value number ``k`` ends (:data:`STOP`) to have what comes
+    next written: the value is a scalar, the layout puts a newline there, and what follows is
+    forced once the model has chosen a comma or not (the next key, required; or, after the
+    last, the closing or an additional property)."""
+    props = list(params["properties"].items())
+    required = set(params.get("required") or ())
+    if k >= len(props) or not _scalar(props[k][1]) or not layout.sep.startswith(",\n") \
+            or not layout.close.startswith(STOP):
+        return False
+    return k == len(props) - 1 or props[k + 1][0] in required
+
+
+@dataclass(frozen=True)
+class Step:
+    """What is written after a call stopped at a value's end: the text, and the grammar of
+    what the model writes next (None: the call is complete) from property ``k`` on."""
+
+    written: str
+    grammar: str | None
+    k: int
+
+
+def next_step(params: Mapping[str, Any], k: int, text: str, layout: Layout, colon: str
+              ) -> Step | None:
+    """After the model's ``text`` stopped where value ``k`` ends: the next key written (a
+    comma, and a required key comes next), the closing written (no comma after the last
+    value), or an additional property left to the model (a comma after the last); None
+    where the text ends otherwise (ask as before)."""
+    props = list(params["properties"].items())
+    tail = text.rstrip()
+    if tail.endswith(","):
+        if k + 1 < len(props):
+            written = layout.sep.split(",", 1)[1] + json.dumps(props[k + 1][0])[1:-1] + colon
+            return Step(written, rest_grammar(params, start=k + 1), k + 1)
+        if params.get("additionalProperties", True) is False:
+            return None
+        return Step("", rest_grammar(params, extras_only=True), len(props))
+    if k == len(props) - 1 and not tail.endswith("}"):
+        return Step(layout.close, None, len(props))
+    return None
 
 
 def object_plan(schema: Any, layout: Mapping[str, str]) -> tuple[str, str] | None:
@@ -175,5 +281,6 @@ def chosen(text: str, tools: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] |
     return next((t for t in tools if quoted_name(_fn(t)) == text), None)
 
 
-__all__ = ["HEADER_AGREEMENT", "Agreement", "Opening", "chosen", "first_required",
-           "name_grammar", "object_plan", "opening_of", "plan", "rest_grammar"]
+__all__ = ["HEADER_AGREEMENT", "STOP", "Agreement", "Layout", "Opening", "Step", "chosen",
+           "first_required", "layout_of", "name_grammar", "next_step", "object_plan",
+           "opening_of", "plan", "rest_grammar", "stops_after"]

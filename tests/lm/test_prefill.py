@@ -178,7 +178,7 @@ def test_the_real_runtime_takes_the_grammars_and_keeps_to_the_schema(smol_file):
     # written start), and a call that parses keeps to its tool's schema (a declared key never
     # comes back as an additional one of another type)
     tools = tuple({"type": "function", "function": f} for f in (ADD_DAYS, SEARCH))
-    lm = EmbeddedLM(SMOL.name, parallel=1, call_prefill=True)
+    lm = EmbeddedLM(SMOL.name, parallel=1, call_prefill=True, later_keys=False)
     lm._headers.seen = [PRETTY] * HEADER_AGREEMENT
     lm._openings.seen = [Opening(' {\n    "', '":')] * HEADER_AGREEMENT
     sent = []

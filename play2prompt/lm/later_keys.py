@@ -1,0 +1,100 @@
+"""A call's later keys and its closing written for the embedded model, not decoded.
+
+After the first key (:mod:`play2prompt.lm.prefill`), what the grammar forces in a call's
+arguments is the text between values: once a value ends and the model writes a comma, the
+next key, where it is required, comes next (``\\n    "from_unit":``); once the last value ends
+without one, the closing (``\\n  }\\n}``). llama.cpp decodes each of those tokens in a step of its
+own. Here the call is asked with a stop where a value ends (:data:`~prefill.STOP`, the newline
+of the model's own layout, which no scalar value contains), the forced text is written, and
+the call goes on in a new request from the next value, whose prompt the runtime computes in
+one batch. Up to each stop the model decodes under the same grammar as before; the closing
+needs no request at all.
+
+The layout (:class:`~prefill.Layout`) is learned from the model's first calls, as the header is.
+Where the model's text takes a turn the steps do not follow, the caller asks as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from play2prompt.lm.prefill import STOP, Layout, next_step, stops_after
+
+Complete = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    """A call whose first key is written: its arguments' schema, the model's layout (None
+    until learned: nothing more is written), and the text after a key up to its value
+    (``":``)."""
+
+    params: Mapping[str, Any]
+    layout: Layout | None
+    colon: str
+
+
+def _usage(total: dict[str, int], reply: dict[str, Any]) -> None:
+    usage = reply.get("usage") or {}
+    total["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
+    total["completion_tokens"] += int(usage.get("completion_tokens", 0))
+    total["cached_tokens"] += int((usage.get("prompt_tokens_details") or {})
+                                  .get("cached_tokens", 0) or 0)
+
+
+async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[str, Any] | None:
+    """The reply to ``body`` (a call whose start is its last, assistant message, and whose
+    grammar is the rest from the first value) with every forced later key and the closing
+    written: a reply shaped as the runtime's, its content the whole answer and its usage summed
+    over the requests. A failed first request is returned as it is; None where the model's text
+    took a turn the steps do not follow (a later request failed, a newline elsewhere)."""
+    layout = plan.layout
+    if layout is None:
+        return await complete(body)
+    text = body["messages"][-1]["content"]
+    total = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
+    budget, seed = body.get("max_tokens"), body.get("seed")
+    asked, k, step = dict(body), 0, 0
+    while True:
+        stop = stops_after(plan.params, k, layout)
+        asked["messages"] = [*body["messages"][:-1], {"role": "assistant", "content": text}]
+        if stop:
+            asked["stop"] = [STOP]
+        else:
+            asked.pop("stop", None)
+        reply = await complete(asked)
+        if "error" in reply:
+            return reply if step == 0 else None
+        _usage(total, reply)
+        choice = reply["choices"][0]
+        content = choice["message"].get("content") or ""
+        text += content[len(text):] if content.startswith(text) else content
+        finish = choice.get("finish_reason")
+        if not stop or finish == "length" or text.rstrip().endswith("}"):
+            break
+        nxt = next_step(plan.params, k, text, layout, plan.colon)
+        if nxt is None:
+            return None
+        text += nxt.written
+        if nxt.grammar is None:
+            break
+        used = total["completion_tokens"]
+        if budget is not None and used >= budget:
+            finish = "length"
+            break
+        step, k = step + 1, nxt.k
+        asked["grammar"] = nxt.grammar
+        if budget is not None:
+            asked["max_tokens"] = budget - used
+        if isinstance(seed, int) and seed >= 0:
+            asked["seed"] = seed + step
+    return {"choices": [{"message": {"role": "assistant", "content": text},
+                         "finish_reason": finish}],
+            "usage": {"prompt_tokens": total["prompt_tokens"],
+                      "completion_tokens": total["completion_tokens"],
+                      "prompt_tokens_details": {"cached_tokens": total["cached_tokens"]}}}
+
+
+__all__ = ["KeyPlan", "ask"]
