@@ -314,9 +314,9 @@ class EmbeddedLM(LM):
                    ) -> dict[str, Any]:
         """The reply to ``body``, the call's later keys written where they can be
         (:func:`default_later_keys`), else asked in one request as before."""
-        keys = keys if self.later_keys and "stop" not in body else None
-        reply = keys and await ask_keys(lambda b: self._complete(server, b), body, keys)
-        return reply or await self._complete(server, body)
+        if keys is None or not self.later_keys or "stop" in body:
+            return await self._complete(server, body)
+        return await ask_keys(lambda b: self._complete(server, b), body, keys)
 
     def _prefill_object(self, req: ChatRequest, body: dict[str, Any]) -> str:
         """Start a one-line structured answer with its first key where the grammar forces it

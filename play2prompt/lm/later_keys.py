@@ -11,7 +11,8 @@ one batch. Up to each stop the model decodes under the same grammar as before; t
 needs no request at all.
 
 The layout (:class:`~prefill.Layout`) is learned from the model's first calls, as the header is.
-Where the model's text takes a turn the steps do not follow, the caller asks as before.
+Where the model's text takes a turn the steps do not follow, the call is asked as before, in
+one request, and the tokens of the parts it drops are counted with it.
 """
 
 from __future__ import annotations
@@ -44,17 +45,37 @@ def _usage(total: dict[str, int], reply: dict[str, Any]) -> None:
                                   .get("cached_tokens", 0) or 0)
 
 
-async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[str, Any] | None:
+def _as_usage(total: dict[str, int]) -> dict[str, Any]:
+    """Summed token counts shaped as the runtime's."""
+    return {"prompt_tokens": total["prompt_tokens"],
+            "completion_tokens": total["completion_tokens"],
+            "prompt_tokens_details": {"cached_tokens": total["cached_tokens"]}}
+
+
+async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[str, Any]:
     """The reply to ``body`` (a call whose start is its last, assistant message, and whose
     grammar is the rest from the first value) with every forced later key and the closing
     written: a reply shaped as the runtime's, its content the whole answer and its usage summed
-    over the requests. A failed first request is returned as it is; None where the model's text
-    took a turn the steps do not follow (a later request failed, a newline elsewhere)."""
-    layout = plan.layout
-    if layout is None:
-        return await complete(body)
-    text = body["messages"][-1]["content"]
+    over the requests. A failed first request is returned as it is; where the model's text
+    takes a turn the steps do not follow (a later request failed, a newline elsewhere), the
+    reply to ``body`` asked as before, with the dropped parts' tokens added."""
     total = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
+    found = await _parts(complete, body, plan, total) if plan.layout is not None else None
+    if found is not None:
+        return found
+    reply = await complete(body)
+    if "error" not in reply:
+        _usage(total, reply)
+        reply = {**reply, "usage": _as_usage(total)}
+    return reply
+
+
+async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan,
+                 total: dict[str, int]) -> dict[str, Any] | None:
+    """:func:`ask`'s parts, one request each; None for a turn they do not follow."""
+    layout = plan.layout
+    assert layout is not None
+    text = body["messages"][-1]["content"]
     budget, seed = body.get("max_tokens"), body.get("seed")
     asked, k, step = dict(body), 0, 0
     while True:
@@ -91,10 +112,7 @@ async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[s
         if isinstance(seed, int) and seed >= 0:
             asked["seed"] = seed + step
     return {"choices": [{"message": {"role": "assistant", "content": text},
-                         "finish_reason": finish}],
-            "usage": {"prompt_tokens": total["prompt_tokens"],
-                      "completion_tokens": total["completion_tokens"],
-                      "prompt_tokens_details": {"cached_tokens": total["cached_tokens"]}}}
+                         "finish_reason": finish}], "usage": _as_usage(total)}
 
 
 __all__ = ["KeyPlan", "ask"]

@@ -153,19 +153,24 @@ def test_an_optional_next_key_is_left_to_the_model_without_a_stop():
     assert args == {"date": "2024-05-01", "days": 3, "business_days": True}
 
 
+WHOLE = UNITS_CALL.split('"value":', 1)[1]
+
+
 @pytest.mark.parametrize("replies, expected", [
     ([{"error": {"message": "failed to parse grammar"}}], "error"),   # the first: as it is
-    ([reply(" 23,"), {"error": {"message": "boom"}}], None),          # a later one: before
-    ([reply(" 23")], None),                                           # no comma, key required
+    ([reply(" 23,"), {"error": {"message": "boom"}}, reply(WHOLE)], "before"),  # a later one
+    ([reply(" 23"), reply(WHOLE)], "before"),                         # no comma, key required
     ([reply(" 23,", finish="length")], "length"),
 ])
 def test_a_turn_the_steps_do_not_follow(replies, expected):
     body, keys = asked(UNITS)
-    out, _ = run(body, keys, replies)
+    out, sent = run(body, keys, replies)
     if expected == "error":
-        assert "error" in out
-    elif expected is None:
-        assert out is None
+        assert "error" in out and len(sent) == 1
+    elif expected == "before":       # asked again whole, the dropped part's tokens counted
+        assert sent[-1] == json.loads(json.dumps(body)) and "stop" not in sent[-1]
+        assert out["choices"][0]["message"]["content"] == WHOLE
+        assert out["usage"]["completion_tokens"] == 6
     else:
         assert out["choices"][0]["finish_reason"] == "length"
 
