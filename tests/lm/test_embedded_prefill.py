@@ -19,9 +19,8 @@ from play2prompt.lm.prefill import (
     rest_grammar,
 )
 from play2prompt.lm.toolcalls import CallHeader, call_arguments_schema, header_of, prefilled
-from tests.lm.fake_runtime import Server, ok
+from tests.lm.fake_runtime import PRETTY, Server, ok
 
-PRETTY = CallHeader('{\n  "name": "', '",\n  "arguments":')
 LOCATE = {"type": "function", "function": {"name": "locate", "description": "Finds a city.",
                                            "parameters": {"type": "object", "properties": {
                                                "city": {"type": "string",

@@ -17,7 +17,6 @@ from play2prompt.lm.prefill import (
     HEADER_AGREEMENT,
     STOP,
     Layout,
-    Opening,
     Step,
     layout_of,
     next_step,
@@ -25,12 +24,10 @@ from play2prompt.lm.prefill import (
     rest_grammar,
     stops_after,
 )
-from play2prompt.lm.toolcalls import CallHeader, call_arguments_schema
-from tests.lm.fake_runtime import Server, ok
+from play2prompt.lm.toolcalls import call_arguments_schema
+from tests.lm.fake_runtime import PRETTY, PRETTY_LAYOUT, PRETTY_OPENING, Server, ok
 
-HEADER = CallHeader('{\n  "name": "', '",\n  "arguments":')
-OPENING = Opening(' {\n    "', '":')
-PRETTY = Layout(',\n    "', "\n  }\n}")
+HEADER, OPENING, LAYOUT = PRETTY, PRETTY_OPENING, PRETTY_LAYOUT
 UNITS = {"name": "convert_units", "parameters": {"type": "object", "properties": {
     "value": {"type": "number"}, "from_unit": {"type": "string"},
     "to_unit": {"type": "string", "enum": ["km", "mi"]}},
@@ -46,7 +43,7 @@ UNITS_CALL = ('{\n  "name": "convert_units",\n  "arguments": {\n    "value": 23,
 
 
 @pytest.mark.parametrize("text, layout", [
-    (UNITS_CALL, PRETTY),
+    (UNITS_CALL, LAYOUT),
     ('{"name": "f", "arguments": {"a": [1, 2], "b": {"c": "}"}}}', Layout(', "', "}}")),
     ('{"name": "f", "arguments": {"a": 1}}', None),                    # one key: no separator
     ('{"name": "f", "arguments": {"a": 1,\n "b": 2, "c": 3}}', None),  # two separators
@@ -60,28 +57,28 @@ def test_the_layout_of_a_calls_arguments(text, layout):
 
 def test_a_call_stops_where_a_scalar_value_ends_and_what_follows_is_forced():
     units, days, tags = (call_arguments_schema(f) for f in (UNITS, DAYS, TAGS))
-    assert [stops_after(units, k, PRETTY) for k in range(3)] == [True, True, True]
+    assert [stops_after(units, k, LAYOUT) for k in range(3)] == [True, True, True]
     # the days' next key is optional: the model chooses; the date's is required
-    assert [stops_after(days, k, PRETTY) for k in range(3)] == [True, False, True]
-    assert not stops_after(tags, 0, PRETTY)          # an array's layout has newlines in it
-    assert stops_after(tags, 1, PRETTY)
+    assert [stops_after(days, k, LAYOUT) for k in range(3)] == [True, False, True]
+    assert not stops_after(tags, 0, LAYOUT)          # an array's layout has newlines in it
+    assert stops_after(tags, 1, LAYOUT)
     assert not stops_after(units, 0, Layout(', "', "}}"))   # one line: no newline to stop at
 
 
 def test_what_is_written_where_a_value_ended():
     units = call_arguments_schema(UNITS)
-    step = next_step(units, 0, '...{\n    "value": 23,', PRETTY, '":')
+    step = next_step(units, 0, '...{\n    "value": 23,', LAYOUT, '":')
     assert step == Step('\n    "from_unit":', rest_grammar(units, start=1), 1)
-    closed = next_step(units, 2, '..."to_unit": "mi"', PRETTY, '":')
+    closed = next_step(units, 2, '..."to_unit": "mi"', LAYOUT, '":')
     assert closed == Step("\n  }\n}", None, 3)
     # a comma after the last value: an additional property, left to the model
-    extra = next_step(units, 2, '..."to_unit": "mi",', PRETTY, '":')
+    extra = next_step(units, 2, '..."to_unit": "mi",', LAYOUT, '":')
     assert extra == Step("", rest_grammar(units, extras_only=True), 3)
     tags = call_arguments_schema(TAGS)               # none allowed: not followed
-    assert next_step(tags, 1, '"note": "x",', PRETTY, '":') is None
+    assert next_step(tags, 1, '"note": "x",', LAYOUT, '":') is None
     # no comma before a required key (a newline first), or the call already closed
-    assert next_step(units, 0, '"value": 23', PRETTY, '":') is None
-    assert next_step(units, 2, '"to_unit": "mi"}', PRETTY, '":') is None
+    assert next_step(units, 0, '"value": 23', LAYOUT, '":') is None
+    assert next_step(units, 2, '"to_unit": "mi"}', LAYOUT, '":') is None
 
 
 def test_the_grammar_from_a_later_key_and_after_the_last():
@@ -105,7 +102,7 @@ def asked(fn, max_tokens=60, seed=7):
     body = {"messages": [{"role": "user", "content": "q"},
                          {"role": "assistant", "content": prefix}],
             "grammar": grammar, "max_tokens": max_tokens, "seed": seed, "temperature": 0.0}
-    return body, KeyPlan(call_arguments_schema(fn), PRETTY, OPENING.colon)
+    return body, KeyPlan(call_arguments_schema(fn), LAYOUT, OPENING.colon)
 
 
 def run(body, keys, replies):
@@ -197,7 +194,7 @@ def test_the_embedded_model_learns_the_layout_from_its_own_calls_then_writes_key
     lm._server = Server([ok(rest)] * HEADER_AGREEMENT)
     for _ in range(HEADER_AGREEMENT):
         asyncio.run(lm._generate(CALL))
-    assert lm._layouts.value == PRETTY and len(lm._server.bodies) == HEADER_AGREEMENT
+    assert lm._layouts.value == LAYOUT and len(lm._server.bodies) == HEADER_AGREEMENT
     lm._server = Server([ok(" 23,"), ok(' "kg",'), ok(' "mi"')])
     out = asyncio.run(lm._generate(CALL)).choices[0]
     assert out.text == UNITS_CALL and len(lm._server.bodies) == 3
@@ -206,12 +203,12 @@ def test_the_embedded_model_learns_the_layout_from_its_own_calls_then_writes_key
 
 def test_a_call_is_asked_whole_where_it_is_off_or_the_steps_are_not_followed():
     off = learned(EmbeddedLM("smollm2-135m", compact_json=False, later_keys=False))
-    off._layouts.seen = [PRETTY] * HEADER_AGREEMENT
+    off._layouts.seen = [LAYOUT] * HEADER_AGREEMENT
     off._server = Server([ok(UNITS_CALL.split('"value":', 1)[1])])
     assert asyncio.run(off._generate(CALL)).choices[0].text == UNITS_CALL
     assert len(off._server.bodies) == 1 and "stop" not in off._server.bodies[0]
     on = learned(EmbeddedLM("smollm2-135m", compact_json=False))
-    on._layouts.seen = [PRETTY] * HEADER_AGREEMENT
+    on._layouts.seen = [LAYOUT] * HEADER_AGREEMENT
     on._server = Server([ok(" 23"), ok(UNITS_CALL.split('"value":', 1)[1])])
     assert asyncio.run(on._generate(CALL)).choices[0].text == UNITS_CALL
     first, again = on._server.bodies
@@ -230,7 +227,7 @@ def test_the_real_runtime_stops_where_a_value_ends_and_takes_every_grammar(smol_
     # runtime must take every part's grammar and cut at the stop, and a call that parses
     # keeps to its tool's schema
     lm = learned(EmbeddedLM(SMOL.name, parallel=1))
-    lm._layouts.seen = [PRETTY] * HEADER_AGREEMENT
+    lm._layouts.seen = [LAYOUT] * HEADER_AGREEMENT
     sent, complete = [], lm._complete
 
     async def recorded(server, body):

@@ -25,10 +25,9 @@ from play2prompt.lm.prefill import (
     plan,
     rest_grammar,
 )
-from play2prompt.lm.toolcalls import CallHeader, call_arguments_schema
-from tests.lm.fake_runtime import Server, ok
+from play2prompt.lm.toolcalls import call_arguments_schema
+from tests.lm.fake_runtime import PRETTY, Server, ok
 
-PRETTY = CallHeader('{\n  "name": "', '",\n  "arguments":')
 ADD_DAYS = {"name": "add_days", "parameters": {"type": "object", "properties": {
     "date": {"type": "string", "description": "a date"}, "days": {"type": "integer"},
     "business_days": {"type": "boolean"}}, "required": ["date", "days"]}}
