@@ -42,7 +42,7 @@ from play2prompt.lm.embedded_settings import (
     default_strict_structured,
     default_threads,
 )
-from play2prompt.lm.later_keys import KeyPlan
+from play2prompt.lm.later_keys import KeyPlan, reply_usage
 from play2prompt.lm.later_keys import ask as ask_keys
 from play2prompt.lm.models import EmbeddedSpec, parse_embedded_spec
 from play2prompt.lm.prefill import (
@@ -273,7 +273,7 @@ class EmbeddedLM(LM):
             choice = parse_emulated(text)
         else:
             choice = Choice(text, (), reply["choices"][0].get("finish_reason"))
-        return Generation((choice,), _usage(reply) + named)
+        return Generation((choice,), reply_usage(reply) + named)
 
     def _learn(self, text: str, header: bool, opening: bool) -> None:
         """Count how one more call at temperature 0 started (``header``) and opened its
@@ -338,7 +338,7 @@ class EmbeddedLM(LM):
         if "error" in reply:
             return None, Usage()
         text = reply["choices"][0]["message"].get("content") or ""
-        return chosen(text.removeprefix(header.before), tools), _usage(reply)
+        return chosen(text.removeprefix(header.before), tools), reply_usage(reply)
 
     def _body(self, req: ChatRequest, structured: bool = True) -> dict[str, Any]:
         """The runtime's request. ``structured``: ``req.json_schema`` is the answer's own
@@ -389,13 +389,6 @@ def _start_with(body: dict[str, Any], prefix: str, grammar: str) -> str:
     body["grammar"] = grammar
     body["messages"].append({"role": "assistant", "content": prefix})
     return prefix
-
-
-def _usage(reply: dict[str, Any]) -> Usage:
-    usage = reply.get("usage", {})
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
-    return Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
-                 int(cached or 0))
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str:

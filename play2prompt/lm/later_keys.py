@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from play2prompt.lm._base import Usage
 from play2prompt.lm.prefill import STOP, Layout, next_step, stops_after
 
 Complete = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -37,19 +38,18 @@ class KeyPlan:
     colon: str
 
 
-def _usage(total: dict[str, int], reply: dict[str, Any]) -> None:
+def reply_usage(reply: dict[str, Any]) -> Usage:
+    """The token counts of a runtime reply (OpenAI-shaped)."""
     usage = reply.get("usage") or {}
-    total["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
-    total["completion_tokens"] += int(usage.get("completion_tokens", 0))
-    total["cached_tokens"] += int((usage.get("prompt_tokens_details") or {})
-                                  .get("cached_tokens", 0) or 0)
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    return Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
+                 int(cached or 0))
 
 
-def _as_usage(total: dict[str, int]) -> dict[str, Any]:
-    """Summed token counts shaped as the runtime's."""
-    return {"prompt_tokens": total["prompt_tokens"],
-            "completion_tokens": total["completion_tokens"],
-            "prompt_tokens_details": {"cached_tokens": total["cached_tokens"]}}
+def _as_usage(total: Usage) -> dict[str, Any]:
+    """Token counts shaped as the runtime's (what :func:`reply_usage` reads)."""
+    return {"prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": total.cached_tokens}}
 
 
 async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[str, Any]:
@@ -59,25 +59,24 @@ async def ask(complete: Complete, body: dict[str, Any], plan: KeyPlan) -> dict[s
     over the requests. A failed first request is returned as it is; where the model's text
     takes a turn the steps do not follow (a later request failed, a newline elsewhere), the
     reply to ``body`` asked as before, with the dropped parts' tokens added."""
-    total = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
-    found = await _parts(complete, body, plan, total) if plan.layout is not None else None
+    found, spent = await _parts(complete, body, plan) if plan.layout else (None, Usage())
     if found is not None:
         return found
     reply = await complete(body)
     if "error" not in reply:
-        _usage(total, reply)
-        reply = {**reply, "usage": _as_usage(total)}
+        reply = {**reply, "usage": _as_usage(spent + reply_usage(reply))}
     return reply
 
 
-async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan,
-                 total: dict[str, int]) -> dict[str, Any] | None:
-    """:func:`ask`'s parts, one request each; None for a turn they do not follow."""
+async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan
+                 ) -> tuple[dict[str, Any] | None, Usage]:
+    """:func:`ask`'s parts, one request each, and the tokens they spent; None for a turn
+    they do not follow."""
     layout = plan.layout
     assert layout is not None
     text = body["messages"][-1]["content"]
     budget, seed = body.get("max_tokens"), body.get("seed")
-    asked, k, step = dict(body), 0, 0
+    asked, k, step, total = dict(body), 0, 0, Usage()
     while True:
         stop = stops_after(plan.params, k, layout)
         asked["messages"] = [*body["messages"][:-1], {"role": "assistant", "content": text}]
@@ -87,8 +86,8 @@ async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan,
             asked.pop("stop", None)
         reply = await complete(asked)
         if "error" in reply:
-            return reply if step == 0 else None
-        _usage(total, reply)
+            return (reply if step == 0 else None), total
+        total += reply_usage(reply)
         choice = reply["choices"][0]
         content = choice["message"].get("content") or ""
         text += content[len(text):] if content.startswith(text) else content
@@ -97,11 +96,11 @@ async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan,
             break
         nxt = next_step(plan.params, k, text, layout, plan.colon)
         if nxt is None:
-            return None
+            return None, total
         text += nxt.written
         if nxt.grammar is None:
             break
-        used = total["completion_tokens"]
+        used = total.completion_tokens
         if budget is not None and used >= budget:
             finish = "length"
             break
@@ -112,7 +111,7 @@ async def _parts(complete: Complete, body: dict[str, Any], plan: KeyPlan,
         if isinstance(seed, int) and seed >= 0:
             asked["seed"] = seed + step
     return {"choices": [{"message": {"role": "assistant", "content": text},
-                         "finish_reason": finish}], "usage": _as_usage(total)}
+                         "finish_reason": finish}], "usage": _as_usage(total)}, total
 
 
-__all__ = ["KeyPlan", "ask"]
+__all__ = ["KeyPlan", "ask", "reply_usage"]
