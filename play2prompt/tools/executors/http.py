@@ -2,9 +2,14 @@
 
 Arguments named in ``{placeholders}`` of the URL fill the path; the rest go to the query string
 (GET, DELETE) or a JSON body (POST, PUT, PATCH), unless ``"body": "query"|"json"|"form"`` says
-otherwise. ``${VAR}`` in header values is read from the environment. A JSON response is parsed;
-an HTTP status >= 400 or a connection failure is an error observation, never an exception
-(``http`` for 4xx, ``http_5xx`` for 5xx, ``unavailable``, ``timeout``).
+otherwise. ``"params"`` places single arguments elsewhere (an OpenAPI operation needs it:
+``p2p tools from-openapi`` writes it): ``{"limit": "query", "trace": "header",
+"pet": "request_body"}``, or ``{"filter_status": {"in": "query", "name": "filter[status]"}}``
+when the name on the wire is not the argument's; ``in`` is ``path``, ``query``, ``header``,
+``body`` (a field of the body) or ``request_body`` (the argument is the whole body). ``${VAR}``
+in header values is read from the environment. A JSON response is parsed; an HTTP status >= 400
+or a connection failure is an error observation, never an exception (``http`` for 4xx,
+``http_5xx`` for 5xx, ``unavailable``, ``timeout``).
 """
 
 from __future__ import annotations
@@ -12,14 +17,37 @@ from __future__ import annotations
 import os
 import re
 import string
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 import requests
 
+from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import Executor, ToolCallError
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+PLACES = ("path", "query", "header", "body", "request_body")
+
+
+def parse_params(conf: Any, where: str) -> dict[str, tuple[str, str]]:
+    """``"params"`` of an http spec as ``{argument: (place, wire name)}``; one line for a
+    malformed entry."""
+    if conf is None:
+        return {}
+    if not isinstance(conf, Mapping):
+        raise ToolsFileError(f"{where}: 'params' must map argument names to places")
+    out: dict[str, tuple[str, str]] = {}
+    for arg, value in conf.items():
+        if isinstance(value, Mapping):
+            place, wire = value.get("in"), value.get("name", arg)
+        else:
+            place, wire = value, arg
+        if place not in PLACES or not isinstance(wire, str):
+            raise ToolsFileError(f"{where}: params {arg!r}: 'in' must be one of "
+                                 f"{', '.join(PLACES)}, got {value!r}")
+        out[str(arg)] = (place, wire)
+    return out
 
 
 class HttpExecutor(Executor):
@@ -32,16 +60,37 @@ class HttpExecutor(Executor):
         self.headers: dict[str, str] = dict(conf.get("headers", {}))
         default_body = "query" if self.method in ("GET", "DELETE", "HEAD") else "json"
         self.body: str = conf.get("body", default_body)
+        self.params = parse_params(conf.get("params"), f"tool {tool.name!r}: executor 'http'")
         self._session = requests.Session()
+
+    def _placed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments by place: path values, query, headers, body fields, a whole body."""
+        path_names = {f[1] for f in string.Formatter().parse(self.url) if f[1]}
+        default = "query" if self.body == "query" else "body"
+        out: dict[str, Any] = {"path": {}, "query": {}, "header": {}, "body": {}}
+        for arg, value in arguments.items():
+            place, wire = self.params.get(arg, ("path" if arg in path_names else default, arg))
+            if place == "request_body":
+                out["request_body"] = value
+            else:
+                out[place][wire] = value
+        return out
 
     def _call(self, arguments: dict[str, Any], timeout: float) -> Any:
         path_names = {f[1] for f in string.Formatter().parse(self.url) if f[1]}
-        url = self.url.format(**{n: quote(str(arguments.get(n, "")), safe="") for n in path_names})
-        rest = {k: v for k, v in arguments.items() if k not in path_names}
+        placed = self._placed(arguments)
+        url = self.url.format(**{n: quote(str(placed["path"].get(n, "")), safe="")
+                                 for n in path_names})
         headers = {k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), v)
                    for k, v in self.headers.items()}
+        headers.update({k: str(v) for k, v in placed["header"].items()})
         kwargs: dict[str, Any] = {"headers": headers, "timeout": timeout}
-        kwargs[{"query": "params", "json": "json", "form": "data"}[self.body]] = rest
+        if placed["query"]:
+            kwargs["params"] = placed["query"]
+        if "request_body" in placed:
+            kwargs["data" if self.body == "form" else "json"] = placed["request_body"]
+        elif placed["body"] or self.body != "query":
+            kwargs["data" if self.body == "form" else "json"] = placed["body"]
         try:
             resp = self._session.request(self.method, url, **kwargs)
         except requests.Timeout as exc:
