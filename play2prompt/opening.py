@@ -1,6 +1,9 @@
 """Opening a run for :func:`play2prompt.optimize.optimize`: a new one (its models built first,
 then its folder created and what a resume needs recorded) or a resumed one (the tools, config,
-model specs and folder it recorded), locked for this process either way.
+model specs and folder it recorded), locked for this process either way. A resumed run executes
+tools that may change things only with the resuming command's consent
+(``config.allow_side_effects``): the consent it was started with is never reused
+(:func:`recorded_consent` reads it, for a hint).
 """
 
 from __future__ import annotations
@@ -66,10 +69,13 @@ def open_optimization(tools: Sequence[Tool] | None, generator: str | LM,
         try:
             store = RunStore(run_dir / DB_NAME)
             limits = config.max_concurrency if config is not None else None
+            consent = tuple(config.allow_side_effects) if config is not None else ()
             tools, config, generator, task_model, base_dir = _resumed(store, generator,
                                                                       task_model, base_dir)
             if limits is not None:  # how hard to push the backends may change between sessions
                 config = replace(config, max_concurrency=limits)
+            # consent belongs to the command that executes: never the one the run started with
+            config = replace(config, allow_side_effects=consent)
             pool = LMPool(log=store, max_concurrency=config.max_concurrency)
             gen, task, docgen = _models(pool, generator, task_model, doc_generator)
         except BaseException:
@@ -148,3 +154,16 @@ def _tools_folder(recorded: str | None, given: Path | None, run_id: str) -> Path
                         f"resume with the tools file: p2p optimize TOOLS.json --resume {run_id}")
     return folder
 
+
+def recorded_consent(resume: str, runs_dir: Path | None) -> tuple[list[Tool], tuple[str, ...]]:
+    """The tools of run ``resume`` and the consent it was started with (read only: shown as a
+    hint where a resumed run refuses a tool, never applied)."""
+    store = RunStore(resolve_run(resume, runs_dir) / DB_NAME, read_only=True)
+    try:
+        meta = store.run_meta()
+        if meta.kind == EVAL_KIND or not (meta.config and meta.tools):
+            return [], ()
+        return (parse_tools(meta.tools, source=f"run {meta.run_id}"),
+                tuple(meta.config.get("allow_side_effects") or ()))
+    finally:
+        store.close()

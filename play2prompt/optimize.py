@@ -186,6 +186,7 @@ async def _optimize(run: Opened, metaprompts_dir: str | Path | None,
                           reporter=reporter, base_dir=base_dir, exec_ctx=exec_ctx)
     try:   # one execution context: the tools' start check and the run share what it starts
         await _off_loop(_check_tools_start, run, engine.runtime.ctx)
+        await _off_loop(engine.runtime.preflight)   # the MCP servers' annotations now
         engine.calibration = await run_calibration(store, config, run.gen, metaprompts_dir)
         start = time.perf_counter()
         launch = Launch(run.models, run.pool.max_concurrency, metaprompts_dir, base_dir,

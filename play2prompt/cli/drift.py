@@ -53,6 +53,7 @@ def verify_command(
 
     default, by_tool = _matches(match)
     current = load_tools(tools) if tools is not None else None
+    warn_consent(run, runs_dir, tools, parse_allow(allow_side_effects))
     with open_recorded(run, runs_dir) as recorded:
         report = verify_run(recorded, current, base_dir=tools.parent if tools else None,
                             match=default, match_by_tool=by_tool, limit=limit,
@@ -64,6 +65,24 @@ def verify_command(
         print_verify(report)
     if report.exit_code:
         raise SystemExit(report.exit_code)
+
+
+def warn_consent(run: str, runs_dir: Path, tools_file: Path | None,
+                 allow: tuple[str, ...]) -> None:
+    """Refuse an ``--allow-side-effects`` name that is no tool; one warning line per tool that
+    will not be executed (RUN's own consent named as a hint, never applied)."""
+    from play2prompt.drift.recorded import open_recorded
+    from play2prompt.tools.effects import check_allow, consent_notes
+    from play2prompt.tools.loading import load_tools
+
+    with open_recorded(run, runs_dir) as recorded:
+        tools = load_tools(tools_file) if tools_file is not None else list(
+            recorded.tools.values())
+        stored = recorded.meta.config.get("allow_side_effects")
+        source = f"run {recorded.run_id}"
+    check_allow(tools, allow)
+    for note in consent_notes(tools, allow, stored, source):
+        console_err.print(f"warning: {note}", highlight=False, markup=False)
 
 
 def print_verify(report: Any) -> None:
@@ -92,6 +111,10 @@ def refresh_command(
     doc_generator: Optional[str] = typer.Option(None, help="doc generator spec"),
     match: Optional[list[str]] = typer.Option(None, "--match", help=MATCH_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the outcome as JSON"),
+    allow_side_effects: Optional[list[str]] = typer.Option(
+        None, "--allow-side-effects", metavar="TOOL,...|all",
+        help="tools this refresh may execute although they may change things (verify, the "
+             "re-checked facts, play); RUN's own consent is never reused"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
@@ -99,13 +122,16 @@ def refresh_command(
     facts still true; the others' results are copied without an LLM call."""
     from play2prompt.drift.refresh import refresh
     from play2prompt.progress import progress_reporter
+    from play2prompt.tools.effects import parse_allow
 
     default, by_tool = _matches(match)
+    allow = parse_allow(allow_side_effects)
+    warn_consent(run, runs_dir, tools_file, allow)
     with progress_reporter(not quiet and not as_json, unit="calls") as reporter:
         outcome = refresh(run, tools_file, runs_dir=runs_dir, run_id=run_id,
                           generator=generator, task_model=task_model,
                           doc_generator=doc_generator, reporter=reporter, match=default,
-                          match_by_tool=by_tool)
+                          match_by_tool=by_tool, allow_side_effects=allow)
     if as_json:
         sys.stdout.write(json.dumps(refresh_summary(outcome), indent=2) + "\n")
         return

@@ -109,7 +109,8 @@ def optimize_command(
         None, "--allow-side-effects", metavar="TOOL,...|all",
         help="tools play may execute although they may change things (not read-only by "
              "their MCP annotations, HTTP method, SQL or \"side_effects\": true); the others "
-             "are never executed"),
+             "are never executed; a resumed run takes this command's consent, never the "
+             "one it started with"),
     benchmark: Optional[str] = typer.Option(None, help="bfcl | stabletoolbench | spider"),
     subset: Optional[str] = typer.Option(None, help="benchmark subset"),
     data_dir: Optional[Path] = typer.Option(None, help="benchmark data folder"),
@@ -142,9 +143,6 @@ def optimize_command(
 
     _check_flags(recompute, resume, runner, opaque, benchmark)
     allow = parse_allow(allow_side_effects)
-    if allow and resume:
-        raise UserError("--allow-side-effects goes with a new run: a resumed run keeps the "
-                        "consent it was started with")
 
     overrides = dict(
         width=width, expand=expand, depth=depth, search=search, n_e=n_e, lam=lam,
@@ -172,8 +170,10 @@ def optimize_command(
         loaded, base_dir, label, exec_ctx = _load(tools_file, module, tools, benchmark, subset,
                                                   data_dir, config, opaque)
         config = _consent(loaded, config, allow, opaque)
-    elif tools_file is not None:     # the run's own tools; run from this file's folder
-        base_dir = tools_file.resolve().parent
+    else:
+        _resumed_consent(resume, runs_dir, allow)
+        if tools_file is not None:     # the run's own tools; run from this file's folder
+            base_dir = tools_file.resolve().parent
     with progress_reporter(not quiet, json_progress, unit="calls") as reporter:
         result = optimize(loaded, generator=generator, task_model=task_model,
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
@@ -227,6 +227,21 @@ def _consent(loaded: Sequence[Tool], config: OptimizeConfig, allow: tuple[str, .
     for note in consent_notes(loaded, allow):
         console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
     return config
+
+
+def _resumed_consent(resume: str, runs_dir: Path, allow: tuple[str, ...]) -> None:
+    """A resumed run executes with this command's consent only: one warning per tool it will
+    not execute, the consent the run was started with named as a hint (never applied)."""
+    from rich.markup import escape
+
+    from play2prompt.opening import recorded_consent
+    from play2prompt.tools.effects import check_allow, consent_notes
+
+    tools, stored = recorded_consent(resume, runs_dir)
+    if tools:
+        check_allow(tools, allow)
+    for note in consent_notes(tools, allow, stored, f"run {resume}"):
+        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
 
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):

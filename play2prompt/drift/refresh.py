@@ -18,7 +18,9 @@ run's store receives (:class:`Preparation`, the ``prepare`` hook of
   (``Meta.REFRESHED_FROM``: the run, the file, every tool's status and what was done with it).
 
 The rest is an ordinary run: ``--resume`` continues a killed refresh, and tools gone from the
-file are left out.
+file are left out. Consent is the refresh's own (``allow_side_effects``, ``p2p refresh
+--allow-side-effects``): verify, the re-checked facts and the new run's play execute a tool that
+may change things only when the refresh names it; RUN's consent is never reused.
 """
 
 from __future__ import annotations
@@ -209,11 +211,13 @@ class RefreshOutcome:
 def refresh(run_ref: str | Path, tools_file: Path, *, runs_dir: Path | None = None,
             run_id: str | None = None, generator: Any = None, task_model: Any = None,
             doc_generator: Any = None, reporter: Any = None, match: str = "exact",
-            match_by_tool: Mapping[str, str] | None = None, limit: int = 10
-            ) -> RefreshOutcome:
+            match_by_tool: Mapping[str, str] | None = None, limit: int = 10,
+            allow_side_effects: Sequence[str] = ()) -> RefreshOutcome:
     """Verify ``run_ref`` against ``tools_file`` and, when something drifted, make a new run
     that re-optimizes only that (see the module docstring). Models default to the run's
-    (``generator`` etc.: a spec or an LM object)."""
+    (``generator`` etc.: a spec or an LM object). ``allow_side_effects``: the tools this
+    refresh may execute although they may change things (verify, re-checked facts and the new
+    run's play alike); RUN's own consent is never reused."""
     from play2prompt.drift.recorded import open_recorded
     from play2prompt.drift.verify import verify_run
     from play2prompt.optimize import optimize
@@ -224,16 +228,18 @@ def refresh(run_ref: str | Path, tools_file: Path, *, runs_dir: Path | None = No
     with open_recorded(run_ref, runs_dir) as run:
         report = verify_run(run, tools, base_dir=base_dir, match=match,
                             match_by_tool=match_by_tool, limit=limit,
-                            tools_file=str(tools_file),  # the run's own consent
-                            allow_side_effects=run.meta.config.get("allow_side_effects", ()))
+                            tools_file=str(tools_file),
+                            allow_side_effects=tuple(allow_side_effects))
         plan = plan_refresh(run, tools, report)
         if not plan.redo:
             return RefreshOutcome(plan)
         models = run.meta.models
         recorded = models.get("generator", "embedded")
         same = generator is None or getattr(generator, "model_id", generator) == recorded
-        prep = Preparation(run, plan, tools, OptimizeConfig.from_dict(dict(run.meta.config)),
-                           base_dir, tools_file=str(tools_file), calibration=same, limit=limit)
+        config = replace(OptimizeConfig.from_dict(dict(run.meta.config)),
+                         allow_side_effects=tuple(allow_side_effects))   # this command's
+        prep = Preparation(run, plan, tools, config, base_dir, tools_file=str(tools_file),
+                           calibration=same, limit=limit)
         result = optimize(tools, generator=generator or recorded,
                           task_model=task_model or models.get("task_model"),
                           doc_generator=doc_generator, config=prep.config, runs_dir=runs_dir,

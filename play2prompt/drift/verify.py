@@ -15,6 +15,8 @@ numbers, ``structural``); the current parameter schemas are compared with the ru
 - ``unchecked``: nothing to replay (no call worked in the run) or an executor that would ask a
   language model (verify never does).
 
+A tool that may change things is replayed only with verify's own consent
+(``allow_side_effects``): the run's consent is never reused, only named as a hint.
 No LLM is called and nothing is written. The report is scrubbed with the secrets of both the
 run's tools and the current ones.
 """
@@ -205,6 +207,7 @@ def verify_run(run: RecordedRun, tools: Sequence[Tool] | None = None, *,
                       allow_side_effects=tuple(allow_side_effects))
     runtime = ToolRuntime(current, ctx, store=None)
     try:
+        runtime.preflight()          # the MCP servers' annotations now, before any replay
         checks = asyncio.run(_check_all(run, current, runtime, match, by_tool, limit))
     finally:
         runtime.close()
@@ -230,7 +233,7 @@ async def _check_tool(run: RecordedRun, name: str, tool: Tool | None, runtime: T
     if tool is None:
         return ToolCheck(name, GONE, note=f"replaced by {successor}" if successor else "")
     schema = tuple(schema_changes(run.tools[name], tool))
-    reason = _unverifiable(tool) or _refused(runtime, name)
+    reason = _unverifiable(tool) or _refused(runtime, name, run)
     recorded = [] if reason else run.calls(name, limit)
     calls = tuple(await asyncio.gather(*(_replay(c, runtime, kind) for c in recorded)))
     if schema:
@@ -255,11 +258,17 @@ def _unverifiable(tool: Tool) -> str:
     return "its executor answers with a language model; verify calls none" if needs_lm else ""
 
 
-def _refused(runtime: ToolRuntime, name: str) -> str:
-    """Why the tool's calls are not replayed without the user's consent, or ""."""
+def _refused(runtime: ToolRuntime, name: str, run: RecordedRun) -> str:
+    """Why the tool's calls are not replayed without the user's consent, or "" (the run's
+    own consent named as a hint, never applied)."""
+    from play2prompt.tools.effects import stored_hint
+
     why = runtime.needs_consent(name)
-    return "" if why is None else (f"it may change things ({why}); verify calls none: pass "
-                                   f"--allow-side-effects {name}")
+    if why is None:
+        return ""
+    hint = stored_hint(name, run.meta.config.get("allow_side_effects"), f"run {run.run_id}")
+    return f"it may change things ({why}); verify calls none: pass --allow-side-effects {name}" \
+        + hint
 
 
 async def _replay(call: RecordedCall, runtime: ToolRuntime, kind: str) -> CallCheck:

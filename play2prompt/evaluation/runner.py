@@ -4,7 +4,9 @@ For each side (baseline, then the optimized variant) the items run concurrently 
 the requests in flight); the result does not depend on the order because every item has its
 own seed. Each finished item is written to the store at once (``eval_items``), keyed by the
 side and the item, with a fingerprint of the exact request: a killed evaluation, started again
-with the same settings, reuses what it finished and only runs the rest.
+with the same settings, reuses what it finished and only runs the rest. An item whose ground
+truth fails is skipped (the reason scrubbed with the context's scrubber); when every item is
+skipped there is nothing to evaluate: one line, exit status 2 (:class:`UserError`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from play2prompt.agent.prompt import TaskPrompter
+from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSide, Skipped
 from play2prompt.jsonutil import derive_seed, stable_hash, to_jsonable
 from play2prompt.lm._base import ChatRequest, Choice
@@ -93,9 +96,9 @@ class Evaluator:
         runtime = self.runtime(item)
         observations = await asyncio.gather(*(runtime.run(c) for c in item.calls))
         for call, obs in zip(item.calls, observations):
-            if not obs.ok:
-                return Skipped(item.id, f"ground truth {call.name} failed: {obs.error}",
-                               item.category)
+            if not obs.ok:   # the tool's error, scrubbed: the reason is printed and written
+                return Skipped(item.id, self.ctx.scrubber.text(
+                    f"ground truth {call.name} failed: {obs.error}"), item.category)
         return [o.output for o in observations]
 
     # -- one item --------------------------------------------------------------------------
@@ -187,6 +190,9 @@ class Evaluator:
             else:
                 expected[item.id] = out
                 items.append(item)
+        if skipped and not items:
+            raise UserError(f"nothing to evaluate: all {len(skipped)} item(s) were skipped "
+                            f"(first: {skipped[0].reason})")
         results = [await self.run_side(side, items, expected) for side in sides]
         return EvalResult(self.suite, results, skipped)
 

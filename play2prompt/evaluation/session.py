@@ -229,6 +229,7 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
         session.reuse(task, options.reuse_calls, runs_dir)
         ctx = session.context(suite.base_dir, task, options.tool_timeout,
                               options.allow_side_effects)
+        ctx.scrubber = ctx.scrubber.merged(for_tools(suite.tools.values()))  # what it prints
         evaluator = Evaluator(suite, task, session.store, settings, ctx, reporter)
         start = time.perf_counter()
         result = await evaluator.run(sides)
@@ -241,8 +242,7 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
         for side in result.sides:
             session.store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config,
                                    summary)
-        write_outputs(result, Path(out_dir), suite.notes,
-                      ctx.scrubber.merged(for_tools(suite.tools.values())))
+        write_outputs(result, Path(out_dir), suite.notes, ctx.scrubber)
     return result, Path(out_dir)
 
 

@@ -12,8 +12,10 @@ the tool's entry) wins; otherwise the executor tells:
 - ``python``, ``callable``, ``simulated`` and other kinds: read-only (the user wrote the function;
   a function that writes says ``"side_effects": true``).
 
-Play, probes, re-reading, evaluation and ``p2p verify`` execute a tool that may change things
-only with the user's consent (``--allow-side-effects NAME,...`` or ``all``) or in a sandbox
+Play, probes, re-reading, evaluation, ``p2p verify`` and ``p2p refresh`` execute a tool that
+may change things only with the consent of the command that executes it
+(``--allow-side-effects NAME,...`` or ``all``; a stored run's consent is never reused, only named
+as a hint) or in a sandbox
 (``"sandbox": "rollback"`` in a sqlite executor spec: every execution is rolled back;
 ``"sandbox": {"copy": "repo/"}`` in any executor spec: the tool works on the run's copy of that
 folder, :mod:`play2prompt.tools.sandbox`).
@@ -173,14 +175,27 @@ def refusal_text(name: str, why: str) -> str:
             f"--allow-side-effects {name}")
 
 
-def consent_notes(tools: Iterable[Any], allow: Iterable[str] | None) -> list[str]:
-    """One line per tool that will not be executed under ``allow``."""
+def stored_hint(name: str, stored: Iterable[str] | None, source: str) -> str:
+    """What a stored run's consent would have allowed ``name``, as a hint ("" when nothing):
+    consent belongs to the command that executes, so a stored run's is shown, never applied."""
+    stored = tuple(stored or ())
+    if not stored or not allowed(name, stored):
+        return ""
+    return (f" ({source} was made with --allow-side-effects {','.join(stored)}; a stored "
+            "run's consent is not reused)")
+
+
+def consent_notes(tools: Iterable[Any], allow: Iterable[str] | None,
+                  stored: Iterable[str] | None = None, source: str = "the run") -> list[str]:
+    """One line per tool that will not be executed under ``allow``; ``stored``: the consent
+    ``source`` (a stored run) was made with, named as a hint where it would have allowed it."""
     allow = None if allow is None else tuple(allow)
+    stored = tuple(stored or ())
     notes = []
     for tool in tools:
         why = needs_consent(tool, allow)
         if why is not None:
-            notes.append(refusal_text(tool.name, why))
+            notes.append(refusal_text(tool.name, why) + stored_hint(tool.name, stored, source))
     return notes
 
 

@@ -8,7 +8,10 @@ again, unless it failed transiently (timeout, crash, unreachable, 5xx: tried aga
 invocations in flight at the same time share one execution. A tool that may change things runs
 only with consent (``ExecContext.allow_side_effects``, :mod:`play2prompt.tools.effects`):
 without it every call is a ``consent`` observation, nothing is executed or logged, and
-:attr:`ToolRuntime.refused` counts the calls refused per tool. A tool that cannot run
+:attr:`ToolRuntime.refused` counts the calls refused per tool. Before its first execution or
+consent decision the runtime reads its MCP tools' annotations from their servers
+(:meth:`ToolRuntime.preflight`, :mod:`play2prompt.tools.live_annotations`): the stricter of
+the recorded and the live annotations decides. A tool that cannot run
 (:mod:`play2prompt.tools.health`: ``fail_after`` identical crashes, timeouts or start failures
 and no execution that ran) raises :class:`~play2prompt.tools.health.ToolCannotRun` from
 :meth:`ToolRuntime.run`, then and on every later call, so its optimization stops at once.
@@ -24,6 +27,7 @@ from play2prompt.scrub import Scrubber
 from play2prompt.tools.effects import CONSENT, needs_consent, refusal_text
 from play2prompt.tools.executors._base import ExecContext, Executor
 from play2prompt.tools.health import FAIL_AFTER, ToolCannotRun, ToolHealth
+from play2prompt.tools.live_annotations import checked_tools
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.observations import cap, is_transient
 from play2prompt.tools.sandbox import executor_for
@@ -51,6 +55,17 @@ class ToolRuntime:
         self._health: dict[str, ToolHealth] = {}
         self.stopped: dict[str, ToolCannotRun] = {}  # tools that cannot run, why
         self.lenient = lenient
+        self._preflown = not any("mcp" in (t.executor or {}) for t in tools)
+
+    def preflight(self) -> None:
+        """Read the MCP tools' annotations from their servers, once (the stricter of those
+        and the recorded ones decides consent from now on). Blocks: an event loop calls it in
+        a worker thread (:meth:`run` does)."""
+        if self._preflown:
+            return
+        checked = checked_tools(list(self.tools.values()), self.ctx)
+        self.tools = {t.name: t for t in checked}
+        self._preflown = True
 
     @property
     def scrubber(self) -> Scrubber:
@@ -62,6 +77,8 @@ class ToolRuntime:
 
     def add(self, tool: Tool) -> None:
         self.tools[tool.name] = tool
+        if "mcp" in (tool.executor or {}):
+            self._preflown = False     # its annotations are read before its first use
 
     def executor(self, name: str) -> Executor:
         if name not in self._executors:
@@ -91,6 +108,7 @@ class ToolRuntime:
     def needs_consent(self, name: str) -> str | None:
         """Why tool ``name`` is not executed here (it may change things and the user did not
         allow it), or None when it may run."""
+        self.preflight()
         tool = self.tools.get(name)
         return None if tool is None else needs_consent(tool, self.ctx.allow_side_effects)
 
@@ -103,6 +121,8 @@ class ToolRuntime:
         return Observation.failure(CONSENT, refusal_text(invocation.name, why))
 
     async def run(self, invocation: Invocation, timeout: float | None = None) -> Observation:
+        if not self._preflown:
+            await asyncio.to_thread(self.preflight)
         if self.lenient:
             invocation = self.lax(invocation)
         rejected = self.check(invocation) or self.refusal(invocation)

@@ -201,8 +201,10 @@ def test_eval_never_executes_a_writer_without_consent(project, capsys):
                        + "\n")
     args = ["eval", str(project), "--queries", str(queries), "--task-model", "fake",
             "--runs-dir", str(project.parent / "runs"), "-q"]
-    assert main([*args, "-o", str(project.parent / "e1")]) == 0
-    assert "--allow-side-effects append_note" in capsys.readouterr().err
+    assert main([*args, "-o", str(project.parent / "e1")]) == 2    # its one query skipped
+    err = capsys.readouterr().err
+    assert "--allow-side-effects append_note" in err
+    assert "nothing to evaluate: all 1 item(s) were skipped" in err
     assert notes.read_text() == "original\n"
     assert main([*args, "-o", str(project.parent / "e2"), "--allow-side-effects", "all"]) == 0
     assert "from eval" in notes.read_text()
