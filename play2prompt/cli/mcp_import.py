@@ -1,4 +1,5 @@
-"""``p2p tools from-mcp -- COMMAND [ARGS...]``: an MCP server's tools as a tools.json."""
+"""``p2p tools from-mcp -- COMMAND [ARGS...]``: an MCP server's tools as a tools.json;
+``p2p tools from-openapi SPEC``: an OpenAPI 3 spec's operations."""
 
 from __future__ import annotations
 
@@ -41,13 +42,39 @@ def from_mcp_command(
 ) -> None:
     """List an MCP server's tools and write them as a tools.json that p2p optimize takes
     as is (each tool calls the server through the mcp executor)."""
-    from play2prompt.adapters.mcp import dump_with_flags, load_mcp_tools, side_effect_tools
+    from play2prompt.adapters.mcp import load_mcp_tools
 
     command, args = (server[0], server[1:]) if server else (None, [])
     base_dir = out.resolve().parent if out is not None else Path.cwd()
     tools = load_mcp_tools(command, args, url=url, env=_parse_env(env), cwd=cwd,
                            base_dir=base_dir, prefix=prefix, select=select or None,
                            start_timeout=start_timeout)
+    _write(tools, out)
+
+
+@app.command("from-openapi")
+def from_openapi_command(
+    spec: Path = typer.Argument(..., help="the OpenAPI 3 spec (YAML or JSON)"),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="tools.json to write "
+                                       "(default: print it)"),
+    base_url: Optional[str] = typer.Option(None, help="the API's URL (default: the spec's "
+                                           "first server)"),
+    select: list[str] = typer.Option([], "--tool", help="import only these operations "
+                                     "(tool names)"),
+) -> None:
+    """Make one tool per operation of an OpenAPI 3 spec (run by the http executor) and write
+    them as a tools.json that p2p optimize takes as is."""
+    from play2prompt.tools.openapi import load_openapi, require_urls, select_tools
+
+    tools = select_tools(load_openapi(spec, base_url), select, str(spec))
+    require_urls(tools, str(spec))
+    _write(tools, out)
+
+
+def _write(tools: list, out: Optional[Path]) -> None:
+    """Print or write the tools.json, name the tools that are not read-only."""
+    from play2prompt.adapters.mcp import dump_with_flags, side_effect_tools
+
     text = json.dumps(dump_with_flags(tools), indent=2, ensure_ascii=False) + "\n"
     if out is None:
         console.print(text, markup=False, highlight=False, end="")

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from play2prompt.errors import ToolsFileError
+from play2prompt.errors import ToolsFileError, UserError
 from play2prompt.tools.model import Tool
 from play2prompt.tools.types import normalize_schema
 
@@ -318,3 +318,24 @@ def _media(content: Any) -> tuple[str, bool] | None:
 def _doc(op: Mapping[str, Any]) -> str:
     text = op.get("description") or op.get("summary") or ""
     return str(text).strip()
+
+
+def select_tools(tools: list[Tool], names: Sequence[str], source: str) -> list[Tool]:
+    """Only the tools named (all when none is); one line for a name that is no tool."""
+    if not names:
+        return tools
+    known = {t.name for t in tools}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ToolsFileError(f"{source}: no operation named {', '.join(unknown)} (tools: "
+                             f"{', '.join(sorted(known))})")
+    return [t for t in tools if t.name in set(names)]
+
+
+def require_urls(tools: Sequence[Tool], source: str) -> None:
+    """One line when the tools' URL is not absolute (a relative or missing server)."""
+    for tool in tools:
+        url = str((tool.executor or {}).get("http", {}).get("url", ""))
+        if not re.match(r"^https?://", url):
+            raise UserError(f"{source}: the API's URL is not absolute ({url!r} for "
+                            f"{tool.name}): pass --base-url URL")
