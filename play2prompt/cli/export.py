@@ -17,7 +17,8 @@ import typer
 from play2prompt.cli._common import console_err
 
 FORMATS_HELP = ("openai | openai-responses | anthropic | mcp | dspy | python | llm | markdown, "
-                "or 'all' (needs -o DIR)")
+                "the gateway overrides toolhive-override | toolhive-toolconfig | ces-overrides "
+                "(only the tools whose doc the run changed), or 'all' (needs -o DIR)")
 
 
 def export_command(
@@ -56,8 +57,17 @@ def export_command(
         _print_export(result, fmt, options)
     else:
         written = _write(result, fmt, options, out)
-        console_err.print(f"wrote {', '.join(map(str, written))} ({fmt}, {len(result.tools)} "
-                          "tools)", highlight=False, markup=False)
+        console_err.print(f"wrote {', '.join(map(str, written))} ({fmt}, "
+                          f"{_tools_count(result, fmt, options)})", highlight=False, markup=False)
+
+
+def _tools_count(result: Any, fmt: str, options: Any) -> str:
+    """How many tools the file carries: all, or (an override file) those it overrides."""
+    from play2prompt.emit import get_exporter
+
+    carried = len(get_exporter(fmt).exported_names(result, options))
+    total = len(result.tools)
+    return f"{total} tools" if carried == total else f"{carried} of {total} tools overridden"
 
 
 def _write_all(result: Any, options: Any, folder: Path) -> None:

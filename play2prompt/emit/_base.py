@@ -161,6 +161,12 @@ class Exporter(ABC):
         every demo it exports)."""
         return 0
 
+    def exported_names(self, run: RunResult, options: ExportOptions | None = None
+                       ) -> list[str]:
+        """The run's tools the file carries: every one, but in an override file (only the
+        tools whose documentation the export changes)."""
+        return list(run.tools)
+
     def sidecar(self, run: RunResult, options: ExportOptions | None = None) -> str | None:
         """A second file that goes with the export (what cannot sit in the main file, e.g.
         the run's metadata and the demos next to a bare ``tools=`` list), or None. It is

@@ -24,9 +24,14 @@ class ExporterContract:
         assert exporter.suffix.startswith(".") and "/" in exporter.media_type
 
     def test_it_exports_every_tool_as_text(self, exporter: Exporter, run: RunResult) -> None:
+        """Every tool the format carries (all, but in an override file: at least each tool
+        whose doc the run changed) is in the text."""
         text = exporter.export(run, ExportOptions())
         assert isinstance(text, str) and text.strip()
-        for name in run.tools:
+        names = exporter.exported_names(run, ExportOptions())
+        assert set(names) <= set(run.tools)
+        assert {n for n, r in run.tools.items() if r.doc_changed} <= set(names)
+        for name in names:
             assert name in text, name
         if isinstance(exporter, JsonExporter):
             assert json.loads(text) == exporter.document(run, ExportOptions())

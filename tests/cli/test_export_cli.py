@@ -27,10 +27,13 @@ def test_export_all_formats_to_a_folder(tmp_path):
     run_dir = make_stored_run(tmp_path / "runs")
     assert main(["export", str(run_dir), "--format", "all", "-o", str(tmp_path / "all")]) == 0
     names = sorted(p.name for p in (tmp_path / "all").iterdir())
-    assert names == ["p2p_anthropic.json", "p2p_anthropic.meta.json", "p2p_dspy.py",
-                     "p2p_llm.py", "p2p_markdown.md", "p2p_mcp.json", "p2p_openai-responses.json",
+    assert names == ["p2p_anthropic.json", "p2p_anthropic.meta.json", "p2p_ces-overrides.json",
+                     "p2p_ces-overrides.meta.json", "p2p_dspy.py", "p2p_llm.py",
+                     "p2p_markdown.md", "p2p_mcp.json", "p2p_openai-responses.json",
                      "p2p_openai-responses.meta.json", "p2p_openai.json",
-                     "p2p_openai.meta.json", "p2p_python.py"]
+                     "p2p_openai.meta.json", "p2p_python.py", "p2p_toolhive-override.json",
+                     "p2p_toolhive-override.meta.json", "p2p_toolhive-toolconfig.json",
+                     "p2p_toolhive-toolconfig.meta.json"]
     assert isinstance(json.loads((tmp_path / "all" / "p2p_openai.json").read_text()), list)
     meta = json.loads((tmp_path / "all" / "p2p_openai.meta.json").read_text())
     assert set(meta) == {"play2prompt", "messages"}
@@ -67,3 +70,16 @@ def test_export_errors_are_one_line(tmp_path, capsys):
     (run_dir / "result.json").unlink()
     assert main(["export", str(run_dir)]) == 2
     assert "(no result.json yet)" in capsys.readouterr().err
+
+
+def test_an_override_file_says_how_many_tools_it_overrides(tmp_path, capsys):
+    run_dir = make_stored_run(tmp_path / "runs")
+    out = tmp_path / "overrides.json"
+    assert main(["export", str(run_dir), "-f", "toolhive-override", "-o", str(out)]) == 0
+    assert "(toolhive-override, 2 of 3 tools overridden)" in capsys.readouterr().err
+    assert list(json.loads(out.read_text())["toolsOverride"]) == ["loan_payment", "get-forecast"]
+    assert json.loads((tmp_path / "overrides.meta.json").read_text())["kept"] == ["convert_units"]
+    assert main(["export", str(run_dir), "-f", "toolhive-override", "-o", str(out),
+                 "--original"]) == 0
+    assert "(toolhive-override, 0 of 3 tools overridden)" in capsys.readouterr().err
+    assert json.loads(out.read_text()) == {"toolsOverride": {}}

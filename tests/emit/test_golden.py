@@ -28,6 +28,9 @@ CASES = {
     "llm": ("llm", ExportOptions()),
     "markdown": ("markdown", ExportOptions()),
     "markdown_original": ("markdown", ExportOptions(original=True)),
+    "toolhive_override": ("toolhive-override", ExportOptions()),
+    "toolhive_toolconfig": ("toolhive-toolconfig", ExportOptions()),
+    "ces_overrides": ("ces-overrides", ExportOptions()),
 }
 
 
@@ -49,7 +52,7 @@ def test_export_matches_golden(case, tmp_path):
 
 
 SIDECARS = {"openai": "openai.meta.json", "openai-responses": "openai_responses.meta.json",
-            "anthropic": "anthropic.meta.json"}
+            "anthropic": "anthropic.meta.json", "toolhive-override": "toolhive_override.meta.json"}
 
 
 @pytest.mark.parametrize("fmt", sorted(SIDECARS))

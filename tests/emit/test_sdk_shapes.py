@@ -230,6 +230,7 @@ def test_python_export_calls_the_bound_tools(run, tmp_path):
 
 
 def test_every_format_is_tested_here_or_in_test_formats():
+    """(the gateway overrides are tested in test_overrides.py)"""
     covered = {"openai", "openai-responses", "anthropic", "mcp", "dspy", "python", "llm",
-               "markdown"}
+               "markdown", "toolhive-override", "toolhive-toolconfig", "ces-overrides"}
     assert set(available_exporters()) == covered
