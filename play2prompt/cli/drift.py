@@ -44,21 +44,23 @@ def verify_command(
 ) -> None:
     """Replay a run's demos and verified calls against the tools as they are now.
 
-    Exit status: 0 nothing drifted, 1 a tool drifted (output changed, now fails, schema
-    changed, gone, or new), 2 bad input. No LLM call."""
+    Exit status: 0 nothing drifted (the file's tools the run did not optimize are reported,
+    not drift), 1 a tool drifted (output changed, now fails, schema changed, gone, or new),
+    2 an error (bad input, or verify could not finish). No LLM call."""
     from play2prompt.drift.recorded import open_recorded
-    from play2prompt.drift.verify import verify_run
+    from play2prompt.drift.verify import errors_exit_2, verify_run
     from play2prompt.tools.effects import parse_allow
     from play2prompt.tools.loading import load_tools
 
     default, by_tool = _matches(match)
-    current = load_tools(tools) if tools is not None else None
-    warn_consent(run, runs_dir, tools, parse_allow(allow_side_effects))
-    with open_recorded(run, runs_dir) as recorded:
-        report = verify_run(recorded, current, base_dir=tools.parent if tools else None,
-                            match=default, match_by_tool=by_tool, limit=limit,
-                            timeout=timeout, tools_file=str(tools) if tools else None,
-                            allow_side_effects=parse_allow(allow_side_effects))
+    with errors_exit_2():           # an error is never drift's exit status
+        current = load_tools(tools) if tools is not None else None
+        warn_consent(run, runs_dir, tools, parse_allow(allow_side_effects))
+        with open_recorded(run, runs_dir) as recorded:
+            report = verify_run(recorded, current, base_dir=tools.parent if tools else None,
+                                match=default, match_by_tool=by_tool, limit=limit,
+                                timeout=timeout, tools_file=str(tools) if tools else None,
+                                allow_side_effects=parse_allow(allow_side_effects))
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:
@@ -98,8 +100,9 @@ def print_verify(report: Any) -> None:
     against = report.tools_file or "its own tools"
     console.print(table(f"run {report.run_id} against {against}",
                         ["tool", "status", "calls ok", "what changed"], rows))
-    drifted = report.drifted
-    console.print(f"drifted: {', '.join(drifted)}" if drifted else "no drift")
+    drifted, left = report.drifted, report.unoptimized
+    aside = f" ({len(left)} tool(s) not optimized by this run)" if left else ""
+    console.print(f"drifted: {', '.join(drifted)}{aside}" if drifted else f"no drift{aside}")
 
 
 def refresh_command(
@@ -142,8 +145,7 @@ def refresh_summary(outcome: Any) -> dict[str, Any]:
     result = outcome.result
     tools = {}
     for t in outcome.plan.report.tools:
-        action = ("re-optimized" if t.name in outcome.plan.redo else "dropped"
-                  if t.name in outcome.plan.dropped else "reused")
+        action = outcome.plan.action(t.name)
         stats = result.tools[t.name].stats if result and t.name in result.tools else {}
         facts = outcome.facts.get(t.name)
         tools[t.name] = {"status": t.status, "action": action,

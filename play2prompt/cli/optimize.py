@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -180,8 +180,20 @@ def optimize_command(
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
                           metaprompts_dir=metaprompts, reporter=reporter, exec_ctx=exec_ctx,
                           executor=runner, ray_address=ray_address, recompute=recompute,
-                          method=method, reuse_calls=split_names([reuse_calls or ""]))
+                          method=method, reuse_calls=split_names([reuse_calls or ""]),
+                          prepare=_source_hook(tools_file, module, resume, opaque))
     print_summary(result)
+
+
+def _source_hook(tools_file: Path | None, module: str | None, resume: str | None,
+                 opaque: str | None) -> Callable[[Any], None] | None:
+    """A new run from a tools file records every tool the file has (``p2p verify`` then tells
+    the tools the run was not asked to optimize from new ones)."""
+    if tools_file is None or resume or opaque is not None:
+        return None
+    from play2prompt.drift.recorded import source_recorder
+
+    return source_recorder(tools_file, module)
 
 
 def _check_flags(recompute: bool, resume: str | None, runner: str, opaque: str | None,

@@ -4,13 +4,15 @@ A run's verified demos and examples are executable specifications: a call and th
 tool gave. :class:`RecordedRun` reads them from the run store (the raw outputs, as the tools
 returned them; nothing read here is published unscrubbed): the tools as optimized, the calls
 that worked (demos first, then the verified examples, then the other calls the log holds that
-worked), the facts tool play established and which of their calls were probes.
+worked), the facts tool play established and which of their calls were probes, and the names
+of every tool of the file the run was started from (:func:`record_source`), so that a tool the
+run was not asked to optimize is not taken for a new one.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from play2prompt.errors import UserError
 from play2prompt.evidence.facts import Fact
 from play2prompt.results import RESULT_FILE
 from play2prompt.store.db import DB_NAME, RunStore
-from play2prompt.store.meta import EVAL_KIND, RunMeta
+from play2prompt.store.meta import EVAL_KIND, Meta, RunMeta
 from play2prompt.store.runs import resolve_run, unfinished_hint
 from play2prompt.tools.loading import parse_tools
 from play2prompt.tools.model import Invocation, Tool
@@ -91,6 +93,13 @@ class RecordedRun:
             if obs.ok:
                 yield "logged", Invocation(tool, arguments)
 
+    @property
+    def source_names(self) -> frozenset[str] | None:
+        """Every tool of the file the run was started from, optimized or not (``p2p optimize
+        FILE --tools A`` optimizes A only); None where the run did not record them."""
+        names = (self.meta.source_tools or {}).get("names")
+        return frozenset(str(n) for n in names) if isinstance(names, list) else None
+
     def facts(self, tool: str) -> list[Fact]:
         """The facts tool play established about ``tool`` (none for a method without play)."""
         stats = (self.result(tool) or {}).get("stats") or {}
@@ -109,6 +118,23 @@ def _verified(example: Mapping[str, Any]) -> bool:
     """A Step-1 example that executed and passed every gate (``Example.verified``)."""
     obs = example.get("observation") or {}
     return bool(obs.get("ok")) and bool(example.get("query")) and not example.get("problems")
+
+
+def record_source(store: RunStore, names: Sequence[str]) -> None:
+    """Record in a new run the names of every tool of the file it starts from."""
+    store.set_meta(Meta.SOURCE_TOOLS, {"names": list(dict.fromkeys(names))})
+
+
+def source_recorder(tools_file: Path, module: str | None = None) -> Callable[[RunStore], None]:
+    """The ``prepare`` hook of a run started from ``tools_file`` (:func:`record_source` with
+    every tool the file has, the ones the run optimizes or not)."""
+    def prepare(store: RunStore) -> None:
+        from play2prompt.tools.loading import load_tools
+
+        every = load_tools(tools_file, module=module, check_executors=False)
+        record_source(store, [t.name for t in every])
+
+    return prepare
 
 
 def open_recorded(ref: str | Path, runs_dir: Path | None = None) -> RecordedRun:

@@ -21,6 +21,9 @@ The rest is an ordinary run: ``--resume`` continues a killed refresh, and tools 
 file are left out. Consent is the refresh's own (``allow_side_effects``, ``p2p refresh
 --allow-side-effects``): verify, the re-checked facts and the new run's play execute a tool that
 may change things only when the refresh names it; RUN's consent is never reused.
+
+The file's tools RUN was not asked to optimize (``unoptimized``) are left out too: a refresh
+optimizes no more than RUN did, and its new run records the file's tools as RUN did.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.config import OptimizeConfig
-from play2prompt.drift.recorded import RecordedRun, call_of
-from play2prompt.drift.verify import GONE, VerifyReport, renamed_params, replaced
+from play2prompt.drift.recorded import RecordedRun, call_of, record_source
+from play2prompt.drift.verify import GONE, UNOPTIMIZED, VerifyReport, renamed_params, replaced
 from play2prompt.evidence.facts import Fact, FactBook, seen
 from play2prompt.method.discovery import DESCRIBES
 from play2prompt.results import ToolResult
@@ -59,22 +62,31 @@ class RefreshPlan:
     dropped: tuple[str, ...]
     report: VerifyReport
     seeds: Mapping[str, str] = field(default_factory=dict)   # redo tool -> RUN's tool
+    unoptimized: tuple[str, ...] = ()   # the file's tools RUN did not optimize: left out
+
+    def action(self, name: str) -> str:
+        """What the refresh does with tool ``name``, in words."""
+        return ("re-optimized" if name in self.redo else "dropped" if name in self.dropped
+                else "left out" if name in self.unoptimized else "reused")
 
     def to_dict(self) -> dict[str, Any]:
         return {"run": self.run_id, "reused": list(self.reuse), "reoptimized": list(self.redo),
                 "dropped": list(self.dropped), "seeded_from": dict(self.seeds),
+                "not_optimized": list(self.unoptimized),
                 "statuses": {t.name: t.status for t in self.report.tools}}
 
 
 def plan_refresh(run: RecordedRun, tools: Sequence[Tool], report: VerifyReport) -> RefreshPlan:
-    """Reuse what did not drift, re-optimize what did (and new tools), drop what is gone."""
+    """Reuse what did not drift, re-optimize what did (and new tools), drop what is gone, leave
+    out what RUN was not asked to optimize."""
     successors = {new: old for old, new in replaced(tools).items()}
     drifted = set(report.drifted)
+    left = tuple(t.name for t in report.tools if t.status == UNOPTIMIZED)
     redo = tuple(t.name for t in tools if t.name in drifted)
-    reuse = tuple(t.name for t in tools if t.name not in drifted)
+    reuse = tuple(t.name for t in tools if t.name not in drifted and t.name not in left)
     dropped = tuple(t.name for t in report.tools if t.status == GONE)
     seeds = {n: successors.get(n, n) for n in redo if successors.get(n, n) in run.tools}
-    return RefreshPlan(run.run_id, reuse, redo, dropped, report, seeds)
+    return RefreshPlan(run.run_id, reuse, redo, dropped, report, seeds, left)
 
 
 @dataclass(frozen=True)
@@ -148,7 +160,9 @@ class Preparation:
     def __init__(self, run: RecordedRun, plan: RefreshPlan, tools: Sequence[Tool],
                  config: OptimizeConfig, base_dir: Path, *, tools_file: str = "",
                  calibration: bool = True, limit: int = 10) -> None:
-        self.run, self.plan, self.tools = run, plan, {t.name: t for t in tools}
+        self.run, self.plan = run, plan
+        self.tools = {t.name: t for t in tools if t.name not in plan.unoptimized}
+        self.source = [t.name for t in tools]       # the file's tools, as RUN recorded its
         self.config, self.base_dir, self.tools_file = config, base_dir, tools_file
         self.calibration, self.limit = calibration, limit
         self.facts: dict[str, FactCheck] = {}
@@ -156,6 +170,7 @@ class Preparation:
     def __call__(self, store: RunStore) -> None:
         if self.calibration and self.run.meta.calibration:
             store.set_meta(Meta.CALIBRATION, dict(self.run.meta.calibration))
+        record_source(store, self.source)
         for name in self.plan.reuse:
             if name in self.run.tools and self.run.result(name) is not None:
                 store.put_result(name, self.reused(name).to_dict())
@@ -240,7 +255,7 @@ def refresh(run_ref: str | Path, tools_file: Path, *, runs_dir: Path | None = No
                          allow_side_effects=tuple(allow_side_effects))   # this command's
         prep = Preparation(run, plan, tools, config, base_dir, tools_file=str(tools_file),
                            calibration=same, limit=limit)
-        result = optimize(tools, generator=generator or recorded,
+        result = optimize(list(prep.tools.values()), generator=generator or recorded,
                           task_model=task_model or models.get("task_model"),
                           doc_generator=doc_generator, config=prep.config, runs_dir=runs_dir,
                           run_id=run_id, label="refresh", base_dir=base_dir,

@@ -11,26 +11,33 @@ numbers, ``structural``); the current parameter schemas are compared with the ru
 - ``now_fails``: a call that worked now fails (the error, scrubbed, is in the report);
 - ``schema_changed``: parameters added, removed, retyped, accepted values changed...;
 - ``gone``: the tool is no longer in the tools file (``replaced by`` a tool whose ``meta``
-  says ``"replaces": NAME``); ``new``: a tool the run never optimized;
+  says ``"replaces": NAME``); ``new``: a tool added since the run (the file the run started
+  from did not have it, or it replaces one of the run's tools);
+- ``unoptimized``: a tool of the file the run was not asked to optimize (``p2p optimize FILE
+  --tools A`` optimizes A only), or, where the run did not record its file's tools, any tool
+  the run did not optimize: not drift, the run says nothing about it;
 - ``unchecked``: nothing to replay (no call worked in the run) or an executor that would ask a
   language model (verify never does).
 
 A tool that may change things is replayed only with verify's own consent
 (``allow_side_effects``): the run's consent is never reused, only named as a hint.
 No LLM is called and nothing is written. The report is scrubbed with the secrets of both the
-run's tools and the current ones.
+run's tools and the current ones. Exit status: 0 nothing drifted (ok, unchecked and unoptimized
+tools only), 1 a tool drifted, 2 an error (bad input, or verify could not finish).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from play2prompt.drift.recorded import RecordedCall, RecordedRun
-from play2prompt.errors import ToolsFileError, UserError
+from play2prompt.errors import ToolsFileError, UserError, describe_failure
 from play2prompt.scoring.checker import check_calls
 from play2prompt.scoring.match import MATCH_TYPES, outputs_match
 from play2prompt.scrub import Scrubber, for_tools
@@ -41,11 +48,12 @@ from play2prompt.tools.runtime import ToolRuntime
 
 OK, OUTPUT_CHANGED, NOW_FAILS = "ok", "output_changed", "now_fails"
 SCHEMA_CHANGED, GONE, NEW, UNCHECKED = "schema_changed", "gone", "new", "unchecked"
+UNOPTIMIZED = "unoptimized"
 DRIFT = (GONE, SCHEMA_CHANGED, NOW_FAILS, OUTPUT_CHANGED, NEW)   # by precedence
 LABELS = {OK: "ok", OUTPUT_CHANGED: "output changed", NOW_FAILS: "now fails",
           SCHEMA_CHANGED: "schema changed", GONE: "tool gone", NEW: "new tool",
-          UNCHECKED: "not checked"}
-EXIT_OK, EXIT_DRIFT = 0, 1         # bad input exits 2, like every command
+          UNCHECKED: "not checked", UNOPTIMIZED: "not optimized by this run"}
+EXIT_OK, EXIT_DRIFT, EXIT_ERROR = 0, 1, 2   # an error exits 2, like every command's bad input
 TEXT_LIMIT = 300                   # characters of an output or error shown in the report
 DEFAULT_LIMIT = 10                 # recorded calls replayed per tool
 _DOC_KEYS = frozenset({"description", "title", "examples"})
@@ -106,6 +114,10 @@ class VerifyReport:
         return [t.name for t in self.tools if t.drifted]
 
     @property
+    def unoptimized(self) -> list[str]:
+        return [t.name for t in self.tools if t.status == UNOPTIMIZED]
+
+    @property
     def exit_code(self) -> int:
         return EXIT_DRIFT if self.drifted else EXIT_OK
 
@@ -114,7 +126,8 @@ class VerifyReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"run": self.run_id, "tools_file": self.tools_file, "match": self.match,
-                "drifted": self.drifted, "exit_code": self.exit_code,
+                "drifted": self.drifted, "not_optimized": self.unoptimized,
+                "exit_code": self.exit_code,
                 "tools": [t.to_dict() for t in self.tools]}
 
 
@@ -221,11 +234,35 @@ async def _check_all(run: RecordedRun, current: Sequence[Tool], runtime: ToolRun
     jobs = [_check_tool(run, name, now.get(name), runtime, by_tool.get(name, match), limit,
                         successors.get(name)) for name in run.tools]
     checks = list(await asyncio.gather(*jobs))
-    for tool in current:
-        if tool.name not in run.tools:
-            old = tool.meta.get("replaces")
-            checks.append(ToolCheck(tool.name, NEW, note=f"replaces {old}" if old else ""))
-    return checks
+    return checks + [_not_in_run(run, tool) for tool in current if tool.name not in run.tools]
+
+
+def _not_in_run(run: RecordedRun, tool: Tool) -> ToolCheck:
+    """A tool of the file the run did not optimize: ``new`` when it came since the run (it
+    replaces a tool, or the file the run started from did not have it), else ``unoptimized``."""
+    old = tool.meta.get("replaces")
+    if old:
+        return ToolCheck(tool.name, NEW, note=f"replaces {old}")
+    source = run.source_names
+    if source is not None and tool.name not in source:
+        return ToolCheck(tool.name, NEW, note="not in the file the run started from")
+    why = "" if source is not None else ("the run did not record its file's tools: left out "
+                                         "of the run, or new since")
+    return ToolCheck(tool.name, UNOPTIMIZED, note=why)
+
+
+@contextmanager
+def errors_exit_2() -> Iterator[None]:
+    """Whatever fails inside is an error (exit 2), never drift's exit status (1), so that a CI
+    gate tells them apart; a bug keeps its traceback with ``P2P_TRACEBACK=1``."""
+    try:
+        yield
+    except (UserError, OSError):        # the CLI's own one-line errors, exit 2 already
+        raise
+    except Exception as exc:  # noqa: BLE001 - any other failure: verify could not finish
+        if os.environ.get("P2P_TRACEBACK"):
+            raise
+        raise UserError(f"verify could not finish: {describe_failure(exc)}") from exc
 
 
 async def _check_tool(run: RecordedRun, name: str, tool: Tool | None, runtime: ToolRuntime,

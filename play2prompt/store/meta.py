@@ -1,8 +1,9 @@
 """A run store's ``meta`` table: its keys, named once, and the typed record read from it.
 
 An optimization run records its id, creation time, status, config, tools, model specs and base
-folder (what ``--resume`` needs); a refreshed run also where it came from and the facts its
-play starts from; an evaluation store records its ``kind`` and its config.
+folder (what ``--resume`` needs), and the names of every tool of the file it was started from;
+a refreshed run also where it came from and the facts its play starts from; an evaluation
+store records its ``kind`` and its config.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class Meta:
     FINGERPRINTS = "fingerprints"  # {model id: LM.fingerprint or None}: what may reuse calls
     REUSED_CALLS = "reused_calls"  # {"runs": [ids], "seeded": n}: samples copied from runs
     SET_CHECK = "set_check"      # the tool-set check's outcome (set_check_run.finish_run)
+    SOURCE_TOOLS = "source_tools"  # {"names": [...]}: every tool of the file the run was
+    #                                started from, optimized or not (verify tells them apart)
 
 
 class Status:
@@ -64,6 +67,7 @@ class RunMeta:
     fingerprints: Mapping[str, Any] | None = None
     reused_calls: Mapping[str, Any] | None = None
     set_check: Mapping[str, Any] | None = None
+    source_tools: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, meta: Mapping[str, Any]) -> RunMeta:
