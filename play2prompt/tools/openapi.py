@@ -11,8 +11,8 @@ field names clash with no parameter, else one ``body`` argument holding the whol
 ``x-side-effects: false`` (``true`` marks a reading method as writing).
 
 Each tool's ``meta.openapi`` tells where its documentation lives in the spec (JSON pointers to
-the objects holding the operation's and each parameter's ``description``), so ``p2p apply``
-can write optimized docs back.
+the objects holding the operation's and each parameter's ``description``, and the request
+body's media type object), so ``p2p apply`` can write optimized docs and demos back.
 """
 
 from __future__ import annotations
@@ -198,6 +198,7 @@ class _Operation:
     skipped: list[str] = field(default_factory=list)
     form: bool = False
     path_wires: set[str] = field(default_factory=set)
+    body_ptr: str | None = None
 
     def tool(self, name: str, base: str) -> Tool:
         for param_ptr, param in self._parameters():
@@ -218,6 +219,8 @@ class _Operation:
         elif self.method in ("options", "trace"):
             http["body"] = "query"
         meta: dict[str, Any] = {"operation": self.ptr, "params": self.docs}
+        if self.body_ptr is not None:
+            meta["body"] = self.body_ptr
         if self.skipped:
             meta["skipped"] = self.skipped
         side = self.op.get("x-side-effects")
@@ -273,6 +276,7 @@ class _Operation:
             self.skipped.append("request body (no JSON or form content)")
             return
         media, form = kind
+        self.body_ptr = _ptr(*_split(body_ptr), "content", media)
         raw = content[media].get("schema") or {}
         schema_ptr, target = self.refs.follow(_ptr(*_split(body_ptr), "content", media,
                                                    "schema"), raw)
