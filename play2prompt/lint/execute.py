@@ -26,6 +26,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from play2prompt.evidence.bounds import search_ranges
 from play2prompt.evidence.facts import FactBook, evidence_of, seen
@@ -103,13 +104,22 @@ class _ToolCheck:
         self.tool = tool
         self.runtime = runtime
         self.book = FactBook(tool)
-        self.ran: list[tuple[str | None, Invocation, Observation]] = []
+        self._order: list[tuple[str | None, Invocation, Observation] | None] = []
+        self.refused: dict[str, list[Any]] = {}     # documented enum values refused
 
     async def call(self, inv: Invocation, varied: str | None = None) -> Observation:
+        """Run ``inv`` and read what it shows; kept in the order the calls were made (calls
+        made together finish in any order)."""
+        slot = len(self._order)
+        self._order.append(None)
         obs = seen(await self.runtime.run(inv), self.runtime.scrubber)
         self.book.observe(inv, obs, varied)
-        self.ran.append((varied, inv, obs))
+        self._order[slot] = (varied, inv, obs)
         return obs
+
+    @property
+    def ran(self) -> list[tuple[str | None, Invocation, Observation]]:
+        return [r for r in self._order if r is not None]
 
     async def run(self) -> list[Finding]:
         start = start_call(self.tool)
@@ -121,6 +131,12 @@ class _ToolCheck:
             if better is None:
                 break
             start, obs = better, await self.call(better)
+        if obs.ok:     # the optional arguments probed too, at their documented defaults
+            full = Invocation(start.name, {**{n: s["default"] for n, s in
+                                              self.tool.properties.items()
+                                              if "default" in (s or {})}, **start.arguments})
+            if full.key() != start.key() and (await self.call(full)).ok:
+                start = full
         calls = [(p, inv) for p, inv in probes(self.tool, start) if inv.key() != start.key()]
         await asyncio.gather(*(self.call(inv, p) for p, inv in calls))
         out: list[Finding] = []
@@ -141,6 +157,7 @@ class _ToolCheck:
                 inv = Invocation(start.name, {**start.arguments, name: value})
                 obs = await self.call(inv, name)
                 if _refused(obs):
+                    self.refused.setdefault(name, []).append(value)
                     out.append(make("P2P301", self.tool.name, f"parameters.properties.{name}"
                                     ".enum", f"documented value {value!r} is refused: "
                                     f"{obs.error}", evidence=evidence_of(inv, obs)))
@@ -183,7 +200,8 @@ class _ToolCheck:
             seen_texts.add(key)
             param = blamed(self.tool, inv, text, varied)
             rule = "P2P303" if verdict == NOTHING else "P2P304"
-            better = proposal(self.tool, self.book, param, inv, text)
+            better = proposal(self.tool, self.book, param, inv, text,
+                              self.refused.get(param or "", ()))
             sent = f" (for {param}={inv.arguments.get(param)!r})" if param else ""
             out.append(make(rule, self.tool.name, "error" + (f".{param}" if param else ""),
                             f"error {text[:200]!r}{sent}", proposal=better,

@@ -17,7 +17,7 @@ schema (enum, minimum, maximum): ``destination: 'zzqx' is not accepted. For exam
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import cache
 from typing import Any
 
@@ -102,20 +102,26 @@ def blamed(tool: Tool, inv: Invocation, error: str, varied: str | None) -> str |
 
 
 def proposal(tool: Tool, book: FactBook, param: str | None, inv: Invocation,
-             error: str) -> str:
+             error: str, refused: Collection[Any] = ()) -> str:
     """The message the tool could have given: the parameter, the value refused, and what the
-    facts and the schema say it accepts."""
+    facts and the schema say it accepts (its enum less the values the tool ``refused`` or
+    the facts say it rejects)."""
     if not param:
         said = [s for s in book.sentences("") if not s.startswith("Returns ")]
         return " ".join(said) if said else ""
     value = inv.arguments.get(param)
     head = f"{param}: {value!r} is not accepted." if param in inv.arguments else \
         f"{param} is required."
-    own = {_plain(c) for c in clauses(error)}
-    said = [s for s in book.sentences(param) if _plain(s) not in own]
-    said += [s for s in schema_sentences(tool.properties.get(param) or {}, not said)
-             if not any(_plain(s) in _plain(t) for t in said)]
-    return " ".join([head, *said])
+    own = [c for c in (_plain(c) for c in clauses(error)) if len(c) > 2]
+    said = [s for s in book.sentences(param) if not any(c in _plain(s) for c in own)]
+    schema = dict(tool.properties.get(param) or {})
+    if isinstance(schema.get("enum"), list):     # what the tool refused is no choice
+        out = book.rejected(param) | {str(v) for v in refused}
+        schema["enum"] = [v for v in schema["enum"] if str(v) not in out]
+        said = [s for s in said if not s.startswith(("For example", "One of"))]
+    stated = [s for s in schema_sentences(schema, not said)
+              if not any(_plain(s) in _plain(t) for t in said)]
+    return " ".join([head, *stated, *said])
 
 
 def schema_sentences(schema: Mapping[str, Any], typed: bool = True) -> list[str]:
