@@ -51,7 +51,7 @@ app.add_typer(data.app, name="data")
 
 for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.cli.sweep",
                 "play2prompt.cli.report", "play2prompt.cli.mcp_import",
-                "play2prompt.cli.models", "play2prompt.cli.drift",
+                "play2prompt.cli.models", "play2prompt.cli.drift", "play2prompt.cli.lint",
                 "play2prompt.cli.apply"):
     try:
         __import__(_module)
