@@ -50,3 +50,12 @@ def _function(executor: Mapping[str, object] | None) -> str | None:
     if isinstance(spec, str) and ":" in spec:
         return spec.rsplit(":", 1)[1]
     return None
+
+
+@dataclass(frozen=True)
+class Edited:
+    """What an editor made of one text: the new text, the tools whose docs went in, notes."""
+
+    text: str
+    written: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()

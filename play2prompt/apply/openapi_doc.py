@@ -12,13 +12,11 @@ composer's marks for YAML), so every other byte stays: comments, key order, quot
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from play2prompt.apply.changes import DocChange
+from play2prompt.apply.changes import DocChange, Edited
 from play2prompt.apply.jsontext import TextEdits, parse
-from play2prompt.apply.sources import Edited
 from play2prompt.tools.openapi import openapi_tools
 
 Target = tuple[str, str, Any]      # (JSON pointer of an object, key, value to set there)
@@ -132,20 +130,4 @@ def _steps(ptr: str, spec: Any) -> list[str | int]:
             steps.append(part)
             node = node[part] if isinstance(node, Mapping) and part in node else None
     return steps
-
-
-def render_yaml(value: Any) -> str:
-    """``value`` as block YAML (no trailing newline)."""
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    yaml.width = 4096
-    yaml.allow_unicode = True
-    out = io.StringIO()
-    yaml.dump(value, out)
-    text = out.getvalue()
-    if text.endswith("\n...\n"):
-        text = text[:-5]
-    return text.rstrip("\n")
 

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from play2prompt.apply.changes import DocChange
+from play2prompt.apply.changes import DocChange, Edited
 from play2prompt.apply.docstrings import WIDTH, with_docs
-from play2prompt.apply.sources import Edited
 from play2prompt.errors import UserError
 
 

@@ -8,22 +8,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from play2prompt.apply.changes import DocChange, doc_changes
+from play2prompt.apply.changes import DocChange, Edited, doc_changes
 from play2prompt.apply.jsontext import Node, TextEdits, parse
 from play2prompt.errors import UserError
 from play2prompt.results import RunResult
 
 KINDS = ("python", "openapi-yaml", "openapi-json", "tools-json")
 NO_DEMOS_JSON = "demos left out: a tools.json has no field for them (p2p export carries them)"
-
-
-@dataclass(frozen=True)
-class Edited:
-    """What an editor made of one text: the new text, the tools whose docs went in, notes."""
-
-    text: str
-    written: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ indentation and key order stay as the author wrote them)."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -95,8 +96,6 @@ class YamlEdits:
 
 def _plain(value: str) -> str:
     """A one-line string as YAML writes it (plain when it can be, quoted when it must)."""
-    from play2prompt.apply.openapi_doc import render_yaml
-
     return render_yaml({"k": value}).split(": ", 1)[1]
 
 
@@ -117,6 +116,21 @@ def _block(key: str, value: Any) -> str:
         return f"{key}: |-\n" + "\n".join("  " + line if line else "" for line in lines)
     if isinstance(value, str):
         return f"{key}: {_plain(value)}"
-    from play2prompt.apply.openapi_doc import render_yaml
-
     return render_yaml({key: value})
+
+
+def render_yaml(value: Any) -> str:
+    """``value`` as block YAML (no trailing newline)."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    yaml.allow_unicode = True
+    out = io.StringIO()
+    yaml.dump(value, out)
+    text = out.getvalue()
+    if text.endswith("\n...\n"):
+        text = text[:-5]
+    return text.rstrip("\n")
+
