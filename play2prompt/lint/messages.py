@@ -90,15 +90,17 @@ def _same(number: str, value: Any) -> bool:
 
 
 def blamed(tool: Tool, inv: Invocation, error: str, varied: str | None) -> str | None:
-    """The parameter the error is about: the one a probe varied, else the one it names or
-    whose value it echoes."""
+    """The parameter the error is about: the one a probe varied when the error echoes its
+    value, names it or names no other; else the one it names or whose value it echoes."""
     text = unwrap(error)[0]
     named = [n for n in tool.properties if mentions(text, n)]
-    if varied and (varied in named or not named):
+    echoed = varied in inv.arguments and contains_value(text, inv.arguments[varied]) \
+        if varied else False
+    if varied and (echoed or varied in named or not named):
         return varied
-    if named:
-        return named[0]
-    return next((n for n in inv.arguments if contains_value(text, inv.arguments[n])), None)
+    echo = next((n for n in inv.arguments if isinstance(inv.arguments[n], str)
+                 and contains_value(text, inv.arguments[n])), None)
+    return echo or (named[0] if named else None)
 
 
 def proposal(tool: Tool, book: FactBook, param: str | None, inv: Invocation,

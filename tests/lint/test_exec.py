@@ -106,3 +106,15 @@ def test_the_start_call_and_its_repair():
     assert start.arguments == {"when": "2025-01-15", "n": 5, "code": "STD", "flag": False}
     assert repaired(tool, start, FactBook(tool), "n out of range").arguments["n"] == 10
     assert repaired(tool, start, FactBook(tool), "something else") is None
+
+
+def test_the_error_is_blamed_on_the_argument_whose_value_it_echoes():
+    from play2prompt.lint.messages import blamed
+
+    tool = Tool("t", "x", {"type": "object", "properties": {
+        "source_timezone": {"type": "string"}, "time": {"type": "string"}}})
+    call = Invocation("t", {"source_timezone": "zzqx", "time": "12:00"})
+    said = "Invalid timezone: 'No time zone found with key zzqx'"   # "time" is a word of it
+    assert blamed(tool, call, said, "source_timezone") == "source_timezone"
+    assert blamed(tool, call, "time must be HH:MM", "source_timezone") == "time"
+    assert blamed(tool, call, said, None) == "source_timezone"
