@@ -72,11 +72,12 @@ def override_text(tool: ExportTool, inline: bool) -> str:
 
 def overrides(tools: Sequence[ExportTool], options: ExportOptions) -> list[Override]:
     """The tools whose exported description differs from the one their server lists, in the
-    run's order (none with ``original``)."""
+    run's order (none with ``original``; never an empty text: to a gateway it overrides
+    nothing)."""
     out = []
     for tool in tools:
         text = override_text(tool, options.demos_inline)
-        if text != tool.result.original.description:
+        if text.strip() and text != tool.result.original.description:
             out.append(Override(server_name(tool.result.original), text))
     return out
 

@@ -141,6 +141,9 @@ def test_a_parameter_doc_alone_makes_an_override(run):
                                                       ExportOptions())}
     assert found["convert_units"] == (f"{kept.original.description}\n\nParameters:\n"
                                       "- value: the quantity, e.g. 26.2")
+    run.tools["convert_units"] = replace(kept, doc=ToolDoc("", kept.original.doc.params),
+                                         doc_changed=True)        # emptied: nothing to say
+    assert "convert_units" not in get_exporter("toolhive-override").exported_names(run)
 
 
 def test_the_key_is_the_tool_name_on_its_server(run):
