@@ -14,7 +14,7 @@ import pytest
 
 from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import ExecContext, make_executor
-from play2prompt.tools.executors.mcp import result_output
+from play2prompt.tools.executors.mcp import McpConnection, result_output
 from play2prompt.tools.loading import parse_tools
 from play2prompt.tools.model import Invocation, Tool
 from play2prompt.tools.runtime import ToolRuntime
@@ -34,6 +34,12 @@ SCHEMAS = {
     "freeze": {"type": "object", "properties": {"seconds": {"type": "number"}}},
     "shutdown": {"type": "object", "properties": {"code": {"type": "integer"}}},
 }
+
+
+def _connection(rt: ToolRuntime) -> McpConnection:
+    """The runtime's one server connection (its context also caches the live annotations)."""
+    (conn,) = [r for r in rt.ctx.resources.values() if isinstance(r, McpConnection)]
+    return conn
 
 
 def mcp_tool(name: str, server: dict | None = None, **common) -> Tool:
@@ -88,7 +94,7 @@ def test_hang_past_the_timeout_then_the_next_call_works(runtime):
     assert obs.error_type == "timeout" and "no answer within 0.5 s" in obs.error
     assert "mcp_tiny_server.py" in obs.error and "\n" not in obs.error
     assert time.perf_counter() - start < 4
-    conn = runtime.ctx.resources[next(iter(runtime.ctx.resources))]
+    conn = _connection(runtime)
     live = conn._live
     assert run(runtime, "add", a=3, b=4).output == 7
     assert conn._live is live            # a slow tool on a healthy server: no restart
@@ -97,7 +103,7 @@ def test_hang_past_the_timeout_then_the_next_call_works(runtime):
 def test_wedged_server_is_restarted_for_the_next_call(runtime):
     obs = run(runtime, "freeze", seconds=6)                # blocks the server's event loop
     assert obs.error_type == "timeout"
-    conn = runtime.ctx.resources[next(iter(runtime.ctx.resources))]
+    conn = _connection(runtime)
     wedged = conn._live
     assert wedged.dead                                       # it did not answer a ping
     assert run(runtime, "add", a=5, b=6).output == 11      # a fresh server
