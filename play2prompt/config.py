@@ -6,11 +6,11 @@ a beam search evaluates at most ``width + depth * width * expand`` candidates.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from play2prompt import limits
 from play2prompt.errors import UserError
 from play2prompt.evidence.names import DEFAULT_EVIDENCE, EVIDENCE
 
@@ -119,9 +119,6 @@ def preset(name: str, **overrides: Any) -> OptimizeConfig:
     return apply_overrides(PRESETS[name], **overrides)
 
 
-_FLAGS = {"lam": "lambda (--lambda)"}
-
-
 def apply_overrides(config: OptimizeConfig, **overrides: Any) -> OptimizeConfig:
     """Apply flat overrides: ``width``/``expand``/``depth``/``search`` go to the example search,
     ``doc_width``/``doc_expand``/``doc_depth`` to the doc search; ``None`` means unchanged."""
@@ -141,33 +138,47 @@ def apply_overrides(config: OptimizeConfig, **overrides: Any) -> OptimizeConfig:
     return cfg
 
 
+# each number's range (play2prompt.limits) and the flag that sets it
+_RANGES: dict[str, tuple[limits.Limit, str]] = {
+    "lam": (limits.LAMBDA, "lambda"), "n_e": (limits.N_E, "n-e"),
+    "max_tries": (limits.MAX_TRIES, "max-tries"), "demos_per_tool": (limits.COUNT,
+                                                                    "demos-per-tool"),
+    "doc_batch": (limits.DOC_BATCH, "doc-batch"), "holdout": (limits.SHARE, "holdout"),
+    "temperature": (limits.TEMPERATURE, ""), "task_temperature": (limits.TEMPERATURE, ""),
+    "seed": (limits.SEED, "seed"), "tool_timeout": (limits.SECONDS, "tool-timeout"),
+    "observation_limit": (limits.OBSERVATION_LIMIT, "observation-limit"),
+    "drop_param_desc": (limits.SHARE, "drop-param-desc"),
+    "fact_tests": (limits.COUNT, "fact-tests"), "siblings": (limits.COUNT, "siblings"),
+    "set_check": (limits.COUNT, "set-check"), "draft_rounds": (limits.DRAFT_ROUNDS,
+                                                               "draft-rounds"),
+    "min_examples_for_docs": (limits.COUNT, ""),
+}
+_SEARCH = {"width": limits.WIDTH, "expand": limits.EXPAND, "depth": limits.DEPTH}
+
+
+def _label(name: str, flag: str) -> str:
+    name = "lambda" if name == "lam" else name
+    return f"{name} (--{flag})" if flag else name
+
+
 def validate(cfg: OptimizeConfig) -> None:
-    for f in fields(cfg):
-        value = getattr(cfg, f.name)
-        if isinstance(value, float) and not math.isfinite(value) and f.name != "tool_timeout":
-            label = _FLAGS.get(f.name, f.name)
-            raise UserError(f"{label} must be a finite number, got {value}")
-    for label, s in (("example", cfg.examples), ("doc", cfg.docs)):
-        if s.width < 1 or s.expand < 1 or s.depth < 0:
-            raise UserError(f"{label} search needs width >= 1, expand >= 1, depth >= 0")
+    """One line for the first setting out of its range (:mod:`play2prompt.limits`) or not
+    one of its choices."""
+    for name, (limit, flag) in _RANGES.items():
+        limit.check(getattr(cfg, name), _label(name, flag))
+    if cfg.patience is not None:
+        limits.PATIENCE.check(cfg.patience, _label("patience", "patience"))
+    if cfg.holdout >= 1.0:
+        raise UserError(f"holdout (--holdout) must be below 1, got {cfg.holdout:g}")
+    for prefix, s in (("", cfg.examples), ("doc_", cfg.docs)):
+        for key, limit in _SEARCH.items():
+            limit.check(getattr(s, key), _label(prefix + key, (prefix + key).replace("_", "-")))
+        if s.budget() > limits.SEARCH_BUDGET:
+            raise UserError(f"the {'doc' if prefix else 'example'} search would try "
+                            f"{s.budget()} candidates per tool (width + depth x width x "
+                            f"expand); at most {limits.SEARCH_BUDGET}")
         if s.method not in ("beam", "mc"):
             raise UserError(f"search method must be 'beam' or 'mc', got {s.method!r}")
-    if not cfg.tool_timeout > 0:
-        raise UserError(f"tool_timeout must be more than 0 seconds, got {cfg.tool_timeout:g}")
-    if not math.isfinite(cfg.tool_timeout):
-        raise UserError(f"tool_timeout must be a finite number of seconds, got "
-                        f"{cfg.tool_timeout:g}")
-    if cfg.observation_limit < 100:
-        raise UserError(f"observation_limit must be at least 100 characters, got "
-                        f"{cfg.observation_limit}")
-    if cfg.n_e < 1 or cfg.max_tries < 1:
-        raise UserError("n_e and max_tries must be at least 1")
-    if cfg.fact_tests < 0:
-        raise UserError("fact_tests must be 0 (off) or more")
-    if not isinstance(cfg.siblings, int) or isinstance(cfg.siblings, bool) or cfg.siblings < 0:
-        raise UserError(f"siblings must be 0 (the tool alone) or more, got {cfg.siblings!r}")
-    if not isinstance(cfg.set_check, int) or isinstance(cfg.set_check, bool) or cfg.set_check < 0:
-        raise UserError(f"set_check must be 0 (off) or more, got {cfg.set_check!r}")
     if cfg.sibling_pick not in ("random", "similar"):
         raise UserError(f"sibling_pick must be random or similar, got {cfg.sibling_pick!r}")
     unknown = [n for n in cfg.evidence if n not in EVIDENCE] if isinstance(
@@ -175,18 +186,44 @@ def validate(cfg: OptimizeConfig) -> None:
     if unknown:
         raise UserError(f"unknown evidence component(s) {', '.join(unknown)} (known: "
                         f"{', '.join(EVIDENCE)}; none for the paper's method)")
-    if cfg.draft_rounds < 1:
-        raise UserError("draft_rounds must be at least 1")
-    if not 0.0 <= cfg.holdout < 1.0:
-        raise UserError("holdout must be in [0, 1)")
-    if not 0.0 <= cfg.drop_param_desc <= 1.0:
-        raise UserError("drop_param_desc must be in [0, 1]")
-    limits = cfg.max_concurrency
-    values = limits.values() if isinstance(limits, dict) else [limits] if limits else []
-    if any(not isinstance(v, int) or v < 1 for v in values):
-        raise UserError("max_concurrency must be at least 1")
+    limits_ = cfg.max_concurrency
+    values = limits_.values() if isinstance(limits_, dict) else [] if limits_ is None else \
+        [limits_]
+    for value in values:
+        limits.MAX_CONCURRENCY.check(value, "max_concurrency (--max-concurrency)")
     if not isinstance(cfg.allow_side_effects, tuple) or \
             not all(isinstance(n, str) and n for n in cfg.allow_side_effects):
         raise UserError("allow_side_effects must be a tuple of tool names (or 'all')")
     if cfg.task_mode not in ("function-calling", "prompting"):
         raise UserError("task_mode must be 'function-calling' or 'prompting'")
+
+
+def _preset_fields() -> tuple[str, ...]:
+    """The settings the presets set apart (what ``--preset`` chooses)."""
+    return tuple(f.name for f in fields(OptimizeConfig)
+                 if len({repr(getattr(p, f.name)) for p in PRESETS.values()}) > 1)
+
+
+def resumed_difference(stored: OptimizeConfig, preset_name: str | None,
+                       overrides: dict[str, Any]) -> str | None:
+    """The first setting that ``--preset`` and the setting flags given with ``--resume``
+    would change in the run's ``stored`` settings (``max_concurrency`` and the consent may
+    change), as ``name: stored, not given``; None when they change nothing."""
+    given = {k: v for k, v in overrides.items()
+             if v is not None and k not in ("max_concurrency", "allow_side_effects")}
+    wanted = apply_overrides(preset(preset_name) if preset_name else stored, **given)
+    search = {"width", "expand", "depth", "search"}
+    touched = set(_preset_fields() if preset_name else ())
+    touched |= {"examples" if k in search else "docs" if k.startswith("doc_") and
+                k != "doc_batch" else k for k in given}
+    for f in fields(OptimizeConfig):
+        if f.name in touched and getattr(wanted, f.name) != getattr(stored, f.name):
+            return f"{f.name}: {_shown(getattr(stored, f.name))}, not " \
+                   f"{_shown(getattr(wanted, f.name))}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, SearchSettings):
+        return f"width {value.width}, expand {value.expand}, depth {value.depth}"
+    return repr(value)

@@ -167,3 +167,39 @@ def recorded_consent(resume: str, runs_dir: Path | None) -> tuple[list[Tool], tu
                 tuple(meta.config.get("allow_side_effects") or ()))
     finally:
         store.close()
+
+
+def check_resumed_inputs(resume: str, runs_dir: Path | None, tools: Sequence[Tool] | None,
+                         source: str, preset_name: str | None,
+                         overrides: dict[str, Any]) -> None:
+    """One line when what is given with ``--resume`` differs from what run ``resume`` was
+    started with (a resumed run keeps its tools and settings): a tools file (``source``)
+    that lacks one of the run's tools or runs it otherwise, a preset or setting flag that
+    would change a setting. Nothing to compare (no such run, not an optimization run):
+    the run's own line comes when it is opened."""
+    from play2prompt.config import resumed_difference
+
+    store = RunStore(resolve_run(resume, runs_dir) / DB_NAME, read_only=True)
+    try:
+        meta = store.run_meta()
+    finally:
+        store.close()
+    if meta.kind == EVAL_KIND or not (meta.config and meta.tools):
+        return
+    if tools is not None:
+        given = {t.name: t for t in tools}
+        for tool in parse_tools(meta.tools, source=f"run {meta.run_id}"):
+            other = given.get(tool.name)
+            why = "is not in it" if other is None else "runs another executor" if \
+                dict(other.executor or {}) != dict(tool.executor or {}) else \
+                "takes other parameters" if set(other.properties) != set(tool.properties) \
+                else None
+            if why:
+                raise UserError(f"{source}: not the tools run {meta.run_id} was started with "
+                                f"(tool {tool.name!r} {why}); a resumed run keeps its tools: "
+                                "resume without a tools file, or with the run's own")
+    changed = resumed_difference(OptimizeConfig.from_dict(meta.config), preset_name, overrides)
+    if changed:
+        raise UserError(f"run {meta.run_id} was started with other settings ({changed}); a "
+                        "resumed run keeps its settings: leave out --preset and the setting "
+                        "flags, or start a new run")

@@ -43,7 +43,9 @@ class QueryFile:
 def load_queries(path: str | Path, tools: Sequence[Tool]) -> QueryFile:
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"{path}: no such query file")
+        from play2prompt.tools.loading import not_a_file
+
+        raise UserError(f"{path}: {not_a_file(path).replace('file', 'query file')}")
     by_name = {t.name: t for t in tools}
     items: list[EvalItem] = []
     bad: list[Skipped] = []

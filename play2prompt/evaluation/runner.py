@@ -38,6 +38,11 @@ class EvalSettings:
     seed: int = 0
     max_tokens: int = 400
 
+    def __post_init__(self) -> None:
+        from play2prompt import limits
+
+        limits.TEMPERATURE.check(self.temperature, "--temperature")
+
 
 @dataclass
 class SideResult:

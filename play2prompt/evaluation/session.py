@@ -272,6 +272,7 @@ class SuiteRequest:
 
     def check(self) -> None:
         """One clear line for a bad option."""
+        from play2prompt import limits
         from play2prompt.agent.prompt import MODES
         from play2prompt.errors import UserError
         from play2prompt.evaluation.items import side_for
@@ -279,12 +280,14 @@ class SuiteRequest:
         if self.mode not in MODES:
             raise UserError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         side_for(self.variant)
-        if not 0.0 <= self.drop_param_desc <= 1.0:
-            raise UserError("--drop-param-desc must be in [0, 1]")
-        if self.demos < 0:
-            raise UserError("--demos must be >= 0")
-        if self.limit is not None and self.limit < 1:
-            raise UserError("--limit must be >= 1")
+        limits.SHARE.check(self.drop_param_desc, "--drop-param-desc")
+        limits.DEMOS.check(self.demos, "--demos")
+        limits.TEMPERATURE.check(self.temperature, "--temperature")
+        limits.SEED.check(self.seed, "--seed")
+        if self.limit is not None:
+            limits.QUERY_LIMIT.check(self.limit, "--limit")
+        if self.max_concurrency is not None:
+            limits.MAX_CONCURRENCY.check(self.max_concurrency, "--max-concurrency")
 
     def run(self, reporter: Reporter | None = None) -> tuple[EvalResult, Path]:
         options = EvalOptions(task_model=self.task_model, prompts=self.prompts,

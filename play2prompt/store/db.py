@@ -41,10 +41,10 @@ class RunStore(LoggedCalls):
         self._seeded: set[str] | None = None   # seeded samples not used yet (store/seeds.py)
         try:
             self._conn = self._connect()
+            self._check_tables()
             if read_only:
                 self._conn.execute("SELECT key FROM meta LIMIT 1").fetchall()
             else:
-                self._check_tables()
                 self.migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a play2prompt run store ({exc})") from exc

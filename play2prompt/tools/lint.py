@@ -7,6 +7,7 @@ linter score is used as a tie-breaker between documentation candidates of equal 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,8 @@ def lint_spec(name: str, description: str, parameters: Any) -> list[LintIssue]:
     for req in required:
         if req not in props:
             add("parameters.required", f"required parameter {req!r} is not in properties")
-    for field, message in ref_problems(parameters) + enum_problems(parameters):
+    for field, message in ref_problems(parameters) + enum_problems(parameters) + \
+            bound_problems(parameters):
         add(field, message)
     for pname, schema in props.items():
         field = f"parameters.properties.{pname}"
@@ -100,6 +102,62 @@ def enum_problems(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
         elif isinstance(node, list):
             stack.extend((f"{field}.{i}", v, False) for i, v in enumerate(node))
     return sorted(out)
+
+
+_NUMBER_BOUNDS = (("minimum", "maximum"), ("exclusiveMinimum", "exclusiveMaximum"),
+                  ("minimum", "exclusiveMaximum"), ("exclusiveMinimum", "maximum"))
+_COUNT_BOUNDS = (("minLength", "maxLength"), ("minItems", "maxItems"),
+                 ("minProperties", "maxProperties"), ("minContains", "maxContains"))
+
+
+def bound_problems(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for every bound of the schema no value can meet or no API takes:
+    a bound that is not a finite number (a count bound: a whole number >= 0; ``multipleOf``:
+    above 0), a lower bound above its upper one."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any, bool]] = [("parameters", parameters, False)]
+    while stack:
+        field, node, names = stack.pop()
+        if isinstance(node, Mapping):
+            if not names:
+                out.extend(_bounds_of(field, node))
+            stack.extend((f"{field}.{k}", v, not names and k in _NAME_MAPS)
+                         for k, v in node.items() if names or k not in _VALUES)
+        elif isinstance(node, list):
+            stack.extend((f"{field}.{i}", v, False) for i, v in enumerate(node))
+    return sorted(out)
+
+
+# Keywords whose value is data, not a schema
+_VALUES = frozenset({"default", "examples", "example", "const", "enum"})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def _bounds_of(field: str, node: Mapping[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for key in {k for pair in _NUMBER_BOUNDS for k in pair} | {"multipleOf"}:
+        value = node.get(key)
+        draft4 = isinstance(value, bool) and key.startswith("exclusive")  # draft 4's flags
+        if value is not None and not draft4 and not _number(value):
+            out.append((f"{field}.{key}", f"{value!r} is not a finite number"))
+    if _number(node.get("multipleOf")) and not node["multipleOf"] > 0:
+        out.append((f"{field}.multipleOf", f"{node['multipleOf']!r} must be above 0"))
+    for key in {k for pair in _COUNT_BOUNDS for k in pair}:
+        value = node.get(key)
+        if value is not None and not (_number(value) and value >= 0 and value == int(value)):
+            out.append((f"{field}.{key}", f"{value!r} is not a whole number >= 0"))
+    for low, high in _NUMBER_BOUNDS + _COUNT_BOUNDS:
+        a, b = node.get(low), node.get(high)
+        if _number(a) and _number(b):
+            strict = low.startswith("exclusive") or high.startswith("exclusive")
+            if a > b or (strict and a == b):
+                out.append((f"{field}.{low}", f"{low} {a!r} leaves no value up to {high} "
+                                              f"{b!r}: no value can satisfy it"))
+    return out
 
 
 # Keywords whose value maps names to schemas (a key there is a name, not a keyword).

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import stat
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,16 +56,41 @@ def load_tools(
         if unknown:
             raise ToolsFileError(f"{path}: unknown tool(s) {', '.join(unknown)}")
         tools = [t for t in tools if t.name in set(select)]
+    for tool in tools:
+        check_tool_name(tool.name, f"{path}: tool {_short(tool.name)}")
     if check_executors:
         check_tool_executors(tools, path.parent)
     return tools
+
+
+# what OpenAI and Anthropic accept as a function's name
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _short(name: str) -> str:
+    return repr(name if len(name) <= 40 else name[:40] + "...")
+
+
+def check_tool_name(name: str, where: str) -> None:
+    """One line unless ``name`` is 1 to 64 ASCII letters, digits, ``_`` or ``-`` (the rule
+    of OpenAI's and Anthropic's APIs, which refuse any other name)."""
+    if TOOL_NAME.fullmatch(name):
+        return
+    if len(name) > 64:
+        why = f"{len(name)} characters long"
+    else:
+        bad = next(c for c in name if not TOOL_NAME.fullmatch(c))
+        why = "it has a space" if bad == " " else \
+            f"it has {unicodedata.name(bad, f'U+{ord(bad):04X}')} ({bad!r})"
+    raise ToolsFileError(f"{where}: field 'name': {why}; OpenAI and Anthropic take 1 to 64 "
+                         "letters, digits, '_' or '-'")
 
 
 def read_json_file(path: Path, error: type[UserError] = ToolsFileError) -> Any:
     """A JSON file's content (a UTF-8 byte-order mark is allowed), or one line saying why not:
     missing, too large, not UTF-8, not JSON, nested too deeply."""
     if not path.is_file():
-        raise error(f"{path}: no such file")
+        raise error(f"{path}: {not_a_file(path)}")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise error(f"{path}: too large ({size / 2**20:.1f} MB; at most "
@@ -76,9 +104,40 @@ def read_json_file(path: Path, error: type[UserError] = ToolsFileError) -> Any:
     if _depth_over(text, MAX_DEPTH):
         raise error(f"{path}: nested more than {MAX_DEPTH} levels deep")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise error(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    except ValueError as exc:
+        raise error(f"{path}: not valid JSON ({exc})") from exc
+
+
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is no JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def not_a_file(path: Path) -> str:
+    """Why ``path`` (not a regular file) cannot be read as one, without opening it (a named
+    pipe would block): missing, a folder, a named pipe, a device."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or "cannot be read"
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe, not a file (give the file itself)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a file"
+    return "not a regular file"
 
 
 def _depth_over(text: str, limit: int) -> bool:
@@ -190,11 +249,7 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
             raise ToolsFileError(
                 f"tool {tool.name!r}: unknown executor {kind!r} (known: {', '.join(sorted(known))})"
             )
-        if kind == "mcp":
-            from play2prompt.tools.executors._mcp_session import ServerSpec
-
-            ServerSpec.from_conf(tool.executor["mcp"], base_dir,  # type: ignore[index]
-                                 f"tool {tool.name!r}: executor 'mcp'")
+        _check_spec(tool, kind, base_dir)
         if kind == "python":
             spec = tool.executor["python"]  # type: ignore[index]
             ref = check_spec(spec, f"tool {tool.name!r}: executor 'python'")
@@ -202,6 +257,24 @@ def check_tool_executors(tools: Sequence[Tool], base_dir: Path) -> None:
             python.append((tool.name, ref, env,
                            float((tool.executor or {}).get("timeout", DEFAULT_LOAD_TIMEOUT))))
     check_loadable(python, base_dir)
+
+
+def _check_spec(tool: Tool, kind: str, base_dir: Path) -> None:
+    """The static checks of an executor's spec, per kind (nothing started, nothing run)."""
+    where = f"tool {tool.name!r}: executor {kind!r}"
+    conf = (tool.executor or {}).get(kind)
+    if kind == "mcp":
+        from play2prompt.tools.executors._mcp_session import ServerSpec
+
+        ServerSpec.from_conf(conf, base_dir, where)
+    elif kind == "http":
+        from play2prompt.tools.executors.http import check_spec
+
+        check_spec(conf, where)
+    elif kind == "sqlite":
+        from play2prompt.tools.executors.sqlite import check_spec as check_sql
+
+        check_sql(conf, where)
 
 
 def dump_tools(tools: Sequence[Tool]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ judging any arguments: a tool that rejects values is no concern here):
 - every kind: a valid executor spec of a known kind (:func:`check_tool_executors`);
 - ``python``: the module loads and has the function (in a worker process, never here);
 - ``mcp``: the server starts and answers ``initialize`` (its command exists, its URL answers);
-- ``sqlite``: the database file exists.
+- ``sqlite``: the database file exists and the SQL compiles against it (its tables and
+  columns are there; nothing is run).
 
 Other kinds (``http``, ``simulated``, ``callable``) are left to the run's watch over real
 executions (:mod:`play2prompt.tools.health`). ``p2p optimize`` checks before its first LLM call
@@ -26,6 +27,7 @@ from play2prompt.tools.loading import check_tool_executors
 from play2prompt.tools.model import Observation, Tool
 
 DATABASE_FIX = "correct the executor's 'database' path (relative to the tools file's folder)"
+SQL_FIX = "correct the executor's 'sql' to the database's tables and columns"
 
 
 def _cannot_start(tool: Tool, why: str, fix: str) -> ToolCannotRun:
@@ -58,6 +60,12 @@ def _check_sqlite(tool: Tool, base_dir: Path) -> None:
     path = path if path.is_absolute() else base_dir / path
     if not path.is_file():
         raise _cannot_start(tool, f"database not found: {path}", DATABASE_FIX)
+    from play2prompt.tools.executors.sqlite import compile_check
+
+    why = compile_check(conf, path)
+    if why is not None:
+        raise _cannot_start(tool, f"its SQL does not compile against {path.name} ({why})",
+                            SQL_FIX)
 
 
 def check_tools_start(tools: Sequence[Tool], ctx: ExecContext) -> None:

@@ -87,7 +87,7 @@ def test_bare_list_with_module(tmp_path, capsys):
 def test_tool_timeout_must_be_positive(tmp_path, capsys, value):
     code, err = run(capsys, "optimize", str(EXAMPLES / "tools.json"), "--generator", "fake",
                     "--tool-timeout", value, "--runs-dir", str(tmp_path / "runs"), "-q")
-    assert code == 2 and "tool_timeout must be more than 0 seconds" in err
+    assert code == 2 and "tool_timeout (--tool-timeout) must be a number above 0" in err
     assert len(err.splitlines()) == 1 and not (tmp_path / "runs").exists()
 
 

@@ -19,7 +19,7 @@ import re
 import string
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import requests
 
@@ -28,6 +28,41 @@ from play2prompt.tools.executors._base import Executor, ToolCallError
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 PLACES = ("path", "query", "header", "body", "request_body")
+# the request methods of HTTP (RFC 9110, and PATCH of RFC 5789)
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT")
+BODIES = ("query", "json", "form")
+
+
+def check_spec(conf: Any, where: str) -> None:
+    """One line unless ``conf`` (an http executor's spec) can make requests: an http or https
+    URL with a host (its ``{placeholders}`` well formed), a real HTTP method, a known body,
+    headers mapping names to texts, well-placed params."""
+    conf = {"url": conf} if isinstance(conf, str) else conf
+    if not isinstance(conf, Mapping):
+        raise ToolsFileError(f"{where}: must be a URL or an object with 'url'")
+    url = conf.get("url")
+    if not isinstance(url, str):
+        raise ToolsFileError(f"{where}: needs 'url', an http(s) URL")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        list(string.Formatter().parse(url))
+    except ValueError as exc:
+        raise ToolsFileError(f"{where}: 'url' {url!r}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ToolsFileError(f"{where}: 'url' {url!r} is not an http or https URL with a host")
+    method = conf.get("method", "GET")
+    if not isinstance(method, str) or method.upper() not in METHODS:
+        raise ToolsFileError(f"{where}: 'method' {method!r} is no HTTP method (one of "
+                             f"{', '.join(METHODS)})")
+    if conf.get("body", "query") not in BODIES:
+        raise ToolsFileError(f"{where}: 'body' must be one of {', '.join(BODIES)}, got "
+                             f"{conf.get('body')!r}")
+    headers = conf.get("headers", {})
+    if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise ToolsFileError(f"{where}: 'headers' must map header names to texts")
+    parse_params(conf.get("params"), where)
 
 
 def parse_params(conf: Any, where: str) -> dict[str, tuple[str, str]]:

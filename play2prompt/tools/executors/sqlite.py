@@ -38,12 +38,14 @@ Spec::
 from __future__ import annotations
 
 import difflib
+import re
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from play2prompt.errors import ToolsFileError
 from play2prompt.tools.effects import sql_reason
 from play2prompt.tools.executors._base import Executor, ToolCallError
 
@@ -109,6 +111,65 @@ def unique_keys(names: Sequence[str]) -> list[str]:
 
 def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def check_spec(conf: Any, where: str) -> None:
+    """One line unless ``conf`` (a sqlite executor's spec) names a database and one SQL
+    statement that parses (sqlglot), with known parameter types and a positive ``max_rows``.
+    Whether its tables and columns exist is the database's to say (:func:`compile_check`)."""
+    import logging
+
+    import sqlglot
+
+    if not isinstance(conf, Mapping) or not conf.get("database") or not conf.get("sql"):
+        raise ToolsFileError(f"{where}: needs 'database' and 'sql'")
+    sql = conf["sql"]
+    if not isinstance(sql, str):
+        raise ToolsFileError(f"{where}: 'sql' must be a text, got {type_name(sql)}")
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None]
+    except sqlglot.errors.ParseError as exc:
+        first = exc.errors[0] if exc.errors else {}
+        what = re.sub(r"<class '(?:\w+\.)*(\w+)'>", r"\1", str(first.get("description", exc)))
+        raise ToolsFileError(f"{where}: 'sql' does not parse (line {first.get('line', '?')}, "
+                             f"column {first.get('col', '?')}: {what})") from None
+    except sqlglot.errors.SqlglotError as exc:
+        raise ToolsFileError(f"{where}: 'sql' does not parse ({str(exc).splitlines()[0]})"
+                             ) from None
+    finally:
+        logger.setLevel(level)
+    if len(statements) != 1:
+        raise ToolsFileError(f"{where}: 'sql' holds {len(statements)} statements; a sqlite "
+                             "tool runs one")
+    params = conf.get("params") or {}
+    bad = [f"{k}: {v!r}" for k, v in params.items() if v not in SCALAR_TYPES] \
+        if isinstance(params, Mapping) else ["(not an object)"]
+    if bad:
+        raise ToolsFileError(f"{where}: 'params' {bad[0]}: a type is one of "
+                             f"{', '.join(SCALAR_TYPES)}")
+    rows = conf.get("max_rows", DEFAULT_MAX_ROWS)
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise ToolsFileError(f"{where}: 'max_rows' must be a whole number >= 1, got {rows!r}")
+
+
+def compile_check(conf: Mapping[str, Any], database: Path) -> str | None:
+    """What SQLite says compiling ``conf``'s SQL against ``database`` (read-only, nothing
+    run; its list parameters' tables made empty): a table or column it lacks, a placeholder
+    no parameter fills; None when it compiles."""
+    conn = open_read_only(database)
+    try:
+        for spec in (conf.get("list_params") or {}).values():
+            SqliteExecutor._load_list(conn, spec, [])
+        binds = {name: None for name in (conf.get("params") or {})}
+        conn.execute("EXPLAIN " + conf["sql"], binds)
+    except sqlite3.Error as exc:
+        return str(exc)
+    finally:
+        conn.close()
+    return None
 
 
 def open_read_only(path: Path) -> sqlite3.Connection:
