@@ -5,8 +5,7 @@ the requests in flight); the result does not depend on the order because every i
 own seed. Each finished item is written to the store at once (``eval_items``), keyed by the
 side and the item, with a fingerprint of the exact request: a killed evaluation, started again
 with the same settings, reuses what it finished and only runs the rest. An item whose ground
-truth fails is skipped (the reason scrubbed with the context's scrubber); when every item is
-skipped there is nothing to evaluate: one line, exit status 2 (:class:`UserError`).
+truth fails is skipped (the reason scrubbed with the context's scrubber).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from play2prompt.agent.prompt import TaskPrompter
-from play2prompt.errors import UserError
 from play2prompt.evaluation.items import EvalItem, EvalSuite, PromptSide, Skipped
 from play2prompt.jsonutil import derive_seed, stable_hash, to_jsonable
 from play2prompt.lm._base import ChatRequest, Choice
@@ -195,9 +193,6 @@ class Evaluator:
             else:
                 expected[item.id] = out
                 items.append(item)
-        if skipped and not items:
-            raise UserError(f"nothing to evaluate: all {len(skipped)} item(s) were skipped "
-                            f"(first: {skipped[0].reason})")
         results = [await self.run_side(side, items, expected) for side in sides]
         return EvalResult(self.suite, results, skipped)
 

@@ -12,7 +12,9 @@ vs optimized. The evaluation's folder (``runs/eval-<suite>-<hash>/`` unless ``ou
 given) holds its run store (``run.db``: every LLM call, every tool execution, every item's
 record) and its outputs. The hash covers everything that changes an item's answer (task
 model, mode, temperature, seed, prompts, variant, demos, dropout), so running the same command
-again resumes a killed evaluation and a larger ``limit`` reuses the items already done.
+again resumes a killed evaluation and a larger ``limit`` reuses the items already done. When
+every item is skipped (each ground truth failed or was refused) the outputs are written and the
+evaluation fails on one line (:func:`check_evaluated`): nothing was evaluated.
 """
 
 from __future__ import annotations
@@ -243,8 +245,17 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
             session.store.put_eval(f"{suite.name}:{side.side.name}", suite.name, config,
                                    summary)
         write_outputs(result, Path(out_dir), suite.notes, ctx.scrubber)
+        check_evaluated(result, Path(out_dir))
     return result, Path(out_dir)
 
+
+
+def check_evaluated(result: EvalResult, out_dir: Path) -> None:
+    """One line (exit status 2) when every item was skipped: nothing was evaluated. The
+    reasons, scrubbed, are in the folder's summary.md."""
+    if result.skipped and not any(side.records for side in result.sides):
+        raise UserError(f"nothing to evaluate: all {len(result.skipped)} item(s) were skipped "
+                        f"(first: {result.skipped[0].reason}; all: {out_dir}/summary.md)")
 
 
 @dataclass(frozen=True)
