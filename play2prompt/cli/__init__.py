@@ -10,7 +10,6 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
 
 import typer
 from rich.markup import escape
@@ -18,6 +17,13 @@ from rich.markup import escape
 from play2prompt.cli import data, evaluate, optimize, runs
 from play2prompt.cli._common import console, console_err
 from play2prompt.cli._help import fill_app
+from play2prompt.cli._interrupt import (
+    INTERRUPTED,
+    Interrupted,
+    interrupt_line,
+    interrupted_by,
+    on_sigint,
+)
 from play2prompt.errors import UserError, describe_failure
 
 app = typer.Typer(
@@ -62,23 +68,11 @@ for _module in ("play2prompt.cli.export", "play2prompt.cli.serve", "play2prompt.
 fill_app(app)
 
 
-INTERRUPTED = "interrupted: the run is saved; continue it with --resume RUN_ID"
-
-
-def _on_interrupt(signum: int, frame: Any) -> None:
-    """Ctrl-C: end the tools' workers now (a hanging tool would hold the run until its
-    timeout), then interrupt the run as Python does."""
-    from play2prompt.tools.executors._process import interrupt_workers
-
-    threading.Thread(target=interrupt_workers, daemon=True, name="p2p interrupt").start()
-    signal.default_int_handler(signum, frame)
-
-
 def main(argv: list[str] | None = None) -> int:
     handler = None
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        handler = signal.signal(signal.SIGINT, _on_interrupt)
+        handler = signal.signal(signal.SIGINT, on_sigint)
     try:
         return _main(argv)
     finally:
@@ -92,35 +86,35 @@ def _main(argv: list[str] | None) -> int:
     except UserError as exc:
         # escaped: a message may hold brackets (pip install 'play2prompt[ray]')
         console_err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                          soft_wrap=True)
+                          soft_wrap=True, markup=True)
         return exc.exit_code
-    except KeyboardInterrupt:
-        console_err.print(INTERRUPTED, highlight=False)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        console_err.print(interrupt_line(exc), highlight=False, markup=False)
         return 130
     except SystemExit as exc:
         return int(exc.code or 0)
     except OSError as exc:  # the environment: a full disk, a file where a folder should be
         console_err.print(f"[bold red]error:[/] {escape(os_error_line(exc))}",
-                          highlight=False, soft_wrap=True)
+                          highlight=False, soft_wrap=True, markup=True)
         return 2
     except Exception as exc:  # noqa: BLE001 - click usage errors and the like
         if _is_click_error(exc, "ClickException"):
             console_err.print(f"[bold red]error:[/] {usage_line(exc)}", highlight=False,
                               soft_wrap=True, markup=True)
             return 2
+        if interrupted_by(exc) is not None:  # click's Abort; an interrupt inside an import
+            console_err.print(interrupt_line(exc), highlight=False, markup=False)
+            return 130
         if _is_click_error(exc, "Abort"):
-            if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-                console_err.print(INTERRUPTED, highlight=False)
-                return 130
             return 1
         if os.environ.get("P2P_TRACEBACK"):
             raise
         console_err.print(f"[bold red]error:[/] {escape(describe_failure(exc))} (not "
                           "expected: P2P_TRACEBACK=1 shows the traceback)", highlight=False,
-                          soft_wrap=True)
+                          soft_wrap=True, markup=True)
         return 1
     if code == 130:  # typer's answer to a KeyboardInterrupt
-        console_err.print(INTERRUPTED, highlight=False)
+        console_err.print(INTERRUPTED, highlight=False, markup=False)
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 

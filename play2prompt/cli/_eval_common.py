@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.cli._common import console, console_err, print_json
+from play2prompt.cli._interrupt import resume_hint
 from play2prompt.evaluation.session import SuiteRequest
+
+# the evaluation's folder is named by what changes an answer: the same command finds it again
+RESUME = "the queries done are saved; the same command again continues the evaluation"
 
 
 def execute_eval(request: SuiteRequest, as_json: bool = False,
@@ -21,7 +25,8 @@ def execute_eval(request: SuiteRequest, as_json: bool = False,
     request.check()
     for note in request.suite.notes:
         console_err.print(note, highlight=False, markup=False)
-    with progress_reporter(not request.quiet, json_progress, unit="queries") as reporter:
+    with resume_hint(RESUME), \
+            progress_reporter(not request.quiet, json_progress, unit="queries") as reporter:
         result, out_dir = request.run(reporter)
     if as_json:
         print_json(json_result(out_dir))

@@ -70,6 +70,7 @@ def sweep_command(
     """Run an ablation sweep: methods and variants x settings, optimized and evaluated, as
     tables + plots (each method against the original docs, query by query)."""
     from play2prompt.cli._common import console, console_err
+    from play2prompt.cli._interrupt import resume_hint
     from play2prompt.config import preset, split_names
     from play2prompt.evaluation.runner import EvalSettings
     from play2prompt.store.runs import check_run_id
@@ -99,9 +100,12 @@ def sweep_command(
                      reuse_calls=tuple(split_names([reuse_calls or ""])))
     out = console_err if as_json else console
     log = (lambda _msg: None) if quiet else (lambda msg: out.print(msg, highlight=False))
-    result = run_sweep(spec, target, generator=generator, task_model=task_model,
-                       settings=EvalSettings(mode=mode, temperature=temperature),
-                       runs_dir=runs_dir, max_concurrency=max_concurrency, log=log)
+    hint = (f"the sweep {spec.name!r} is saved; continue it with the same command"
+            f"{'' if resume or worker else ' and --resume'}")
+    with resume_hint(hint):
+        result = run_sweep(spec, target, generator=generator, task_model=task_model,
+                           settings=EvalSettings(mode=mode, temperature=temperature),
+                           runs_dir=runs_dir, max_concurrency=max_concurrency, log=log)
     if as_json:
         from play2prompt.cli._common import print_json
 

@@ -165,7 +165,7 @@ def create_app(runs: Sequence[RunResult]) -> FastAPI:
 
 
 def serve(runs: Sequence[RunResult], host: str = "127.0.0.1", port: int = 8700) -> None:
-    """Run the API with uvicorn until interrupted."""
-    import uvicorn
+    """Run the API with uvicorn until interrupted (a Ctrl-C reaches the caller)."""
+    from play2prompt.serve.asgi import serve_asgi
 
-    uvicorn.run(create_app(runs), host=host, port=port, log_level="info")
+    serve_asgi(create_app(runs), host=host, port=port, log_level="info")

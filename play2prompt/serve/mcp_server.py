@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from play2prompt.emit._base import ExportTool, task_mode
 from play2prompt.emit.mcp import DEMOS_URI, demo_records
@@ -25,6 +25,7 @@ from play2prompt.errors import UserError, require
 from play2prompt.results import RunResult
 from play2prompt.scrub import Scrubber, for_tools
 from play2prompt.serve.jsonrpc import CheckedReadStream
+from play2prompt.serve.stdio import StdinLines, claimed_stdio
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.preflight import check_tools_start
@@ -186,10 +187,13 @@ def _check_sdk() -> None:
                         "pip install -U 'play2prompt[mcp]'") from exc
 
 
-async def _serve_stdio(server: Any) -> None:
+async def _serve_stdio(server: Any, lines: StdinLines, wire: TextIO) -> None:
+    """The SDK's stdio transport over the streams :func:`claimed_stdio` gave the protocol."""
+    import anyio
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
+    transport = stdio_server(stdin=lines, stdout=anyio.wrap_file(wire))  # type: ignore[arg-type]
+    async with transport as (read_stream, write_stream):
         checked = CheckedReadStream(read_stream, write_stream)  # malformed lines answered
         await server.run(checked, write_stream, server.create_initialization_options())
 
@@ -211,13 +215,14 @@ def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
     print(f"p2p mcp: {len(served.tools)} tools ready ({transport})", file=sys.stderr)
     try:
         if transport == "stdio":
-            asyncio.run(_serve_stdio(server))
+            with claimed_stdio() as (lines, wire):   # tools' prints never reach the protocol
+                asyncio.run(_serve_stdio(server, lines, wire))
         elif transport == "http":
-            import uvicorn
+            from play2prompt.serve.asgi import serve_asgi
 
             app = server.streamable_http_app(host=host)
             print(f"MCP streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr)
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            serve_asgi(app, host=host, port=port, log_level="warning")
         else:
             raise UserError(f"transport must be stdio or http, got {transport!r}")
     finally:
