@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from play2prompt.cli._common import console, console_err, fmt, table
+from play2prompt.cli._interrupt import resume_hint
 from play2prompt.errors import UserError
 
 if TYPE_CHECKING:
@@ -174,7 +175,12 @@ def optimize_command(
         _resumed_consent(resume, runs_dir, allow)
         if tools_file is not None:     # the run's own tools; run from this file's folder
             base_dir = tools_file.resolve().parent
-    with progress_reporter(not quiet, json_progress, unit="calls") as reporter:
+    if not resume:
+        from play2prompt.store.runs import new_run_id
+
+        run_id = run_id or new_run_id(label)   # named here: an interrupt names it too
+    with resume_hint(_resume_form(resume or run_id or "", runs_dir, bool(resume))), \
+            progress_reporter(not quiet, json_progress, unit="calls") as reporter:
         result = optimize(loaded, generator=generator, task_model=task_model,
                           doc_generator=doc_generator, config=config, runs_dir=runs_dir,
                           run_id=run_id, resume=resume, label=label, base_dir=base_dir,
@@ -194,6 +200,24 @@ def _source_hook(tools_file: Path | None, module: str | None, resume: str | None
     from play2prompt.drift.recorded import source_recorder
 
     return source_recorder(tools_file, module)
+
+
+def _resume_form(run_id: str, runs_dir: Path, resumed: bool) -> Callable[[], str]:
+    """What an interrupt of the run says: the command that continues it, once it is saved."""
+    import os
+    import shlex
+
+    from play2prompt.store.db import DB_NAME
+
+    where = "" if str(runs_dir) == os.environ.get("P2P_RUNS_DIR", "runs") else \
+        f" --runs-dir {shlex.quote(str(runs_dir))}"
+
+    def hint() -> str:
+        if not resumed and not (runs_dir / run_id / DB_NAME).exists():
+            return ""   # interrupted before the run was created: nothing to continue
+        return (f"the run is saved; continue it with p2p optimize --resume "
+                f"{shlex.quote(run_id)}{where}")
+    return hint
 
 
 def _check_flags(recompute: bool, resume: str | None, runner: str, opaque: str | None,
@@ -237,7 +261,8 @@ def _consent(loaded: Sequence[Tool], config: OptimizeConfig, allow: tuple[str, .
         config = replace(config, allow_side_effects=allow)
     check_allow(loaded, allow)
     for note in consent_notes(loaded, allow):
-        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
+        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False,
+                          markup=True)
     return config
 
 
@@ -253,7 +278,8 @@ def _resumed_consent(resume: str, runs_dir: Path, allow: tuple[str, ...]) -> Non
     if tools:
         check_allow(tools, allow)
     for note in consent_notes(tools, allow, stored, f"run {resume}"):
-        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
+        console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False,
+                          markup=True)
 
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):
