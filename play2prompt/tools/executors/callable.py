@@ -8,7 +8,8 @@ and a resumed run works as long as the caller passes the same callables again.
 
 Each call runs in a daemon thread: an exception becomes an ``exception`` observation and a call
 that does not return within the timeout becomes a ``timeout`` observation (the thread is
-abandoned; Python cannot kill it), so a tool never crashes or hangs the run. An ``async def``
+abandoned; Python cannot kill it), so a tool never crashes or hangs the run. What the call
+prints goes to standard error (:mod:`._stdout`), never to standard output. An ``async def``
 callable is run to completion in that thread's own event loop. Callables cannot travel to
 another process: with ``--runner ray`` every call reports the tool ``unavailable``.
 """
@@ -22,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from play2prompt.tools.executors._base import Executor, ToolCallError
+from play2prompt.tools.executors._stdout import tool_prints_to_stderr
 
 
 def call_with_timeout(fn: Callable[..., Any], arguments: Mapping[str, Any],
@@ -34,9 +36,10 @@ def call_with_timeout(fn: Callable[..., Any], arguments: Mapping[str, Any],
 
     def run() -> None:
         try:
-            out = fn(**arguments)
-            if inspect.isawaitable(out):
-                out = asyncio.run(_awaited(out))
+            with tool_prints_to_stderr():   # stdout may be a protocol or a JSON document
+                out = fn(**arguments)
+                if inspect.isawaitable(out):
+                    out = asyncio.run(_awaited(out))
             box["out"] = out
         except BaseException as exc:  # noqa: BLE001 - reported as an observation
             box["exc"] = exc

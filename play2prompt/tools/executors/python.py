@@ -13,6 +13,9 @@ Isolation (``"isolation"`` in the spec):
   the environment).
 - ``thread``: runs in a daemon thread of this process (full environment); a hung call is
   abandoned after the timeout (cheap, for trusted pure functions such as benchmark functions).
+  What the tool prints, at import (its first call) or at call, goes to standard error
+  (:mod:`._stdout`): standard output may be a protocol (``p2p mcp``) or a JSON document
+  (``--json``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,9 +31,13 @@ from typing import Any
 from play2prompt.errors import ToolsFileError
 from play2prompt.tools.executors._base import Executor, ToolCallError
 from play2prompt.tools.executors._process import ProcessWorker, WorkerPool
+from play2prompt.tools.executors._stdout import tool_prints_to_stderr
 from play2prompt.tools.executors._worker import resolve_callable, tool_env
 from play2prompt.tools.executors.callable import call_with_timeout
 
+# One thread-isolated tool's module is loaded at a time: a file module is in sys.modules before
+# its code has run, and a second first call would find it half made (no function yet).
+_THREAD_IMPORTS = threading.Lock()
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEYS = {"function", "env", "workers"}
 
@@ -67,7 +75,8 @@ class PythonExecutor(Executor):
 
     def _call_in_thread(self, arguments: dict[str, Any], timeout: float) -> Any:
         if self._fn is None:
-            self._fn = resolve_callable(self.ref, self.search_paths)
+            with _THREAD_IMPORTS, tool_prints_to_stderr():  # its prints at import, too
+                self._fn = self._fn or resolve_callable(self.ref, self.search_paths)
         return call_with_timeout(self._fn, arguments, timeout)
 
 
