@@ -300,7 +300,7 @@ def stderr_is_terminal() -> bool:
     """Whether standard error is a terminal (or a notebook) as rich sees it."""
     from rich.console import Console
 
-    probe = Console(stderr=True)
+    probe = Console(stderr=True, markup=False, emoji=False)
     return probe.is_terminal or probe.is_jupyter
 
 
@@ -349,10 +349,11 @@ def progress_bars(enabled: bool = True) -> Iterator[Any]:
             return Text(f"{int(task.completed)}/{total}{' ' + unit if unit else ''}",
                         style="progress.download")
 
-    console = Console(stderr=True, soft_wrap=True)
+    plain = {"markup": False, "emoji": False}   # a tool's name is shown as it is
+    console = Console(stderr=True, soft_wrap=True, **plain)
     if not (console.is_terminal or console.is_jupyter):
-        console = Console(stderr=True, soft_wrap=True, width=WIDE)
-    with Progress(TextColumn("{task.description}"), BarColumn(), CountColumn(),
+        console = Console(stderr=True, soft_wrap=True, width=WIDE, **plain)
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), CountColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console,
                   transient=False) as prog:
         yield prog

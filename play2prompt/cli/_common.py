@@ -2,6 +2,11 @@
 
 Output that goes to a pipe or a file is never cut: there the consoles are as wide as any line
 (:data:`PIPE_WIDTH`), so a table keeps its natural width and a long reason stays whole.
+
+The consoles read no markup and no emoji codes: a message prints what it holds (a tool named
+``x[bold]``, ``--generator fake:abc``), never a style or an emoji it happens to spell. A line
+that is styled on purpose passes ``markup=True`` and escapes what it quotes
+(``rich.markup.escape``).
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ class FullWidthConsole(Console):
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
-console = FullWidthConsole(soft_wrap=True)
-console_err = FullWidthConsole(stderr=True, soft_wrap=True)
+console = FullWidthConsole(soft_wrap=True, markup=False, emoji=False)
+console_err = FullWidthConsole(stderr=True, soft_wrap=True, markup=False, emoji=False)
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:

@@ -98,8 +98,9 @@ def _cell(value: Any) -> str:
 
 def rich_table(df: pd.DataFrame, title: str) -> Any:
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(title), title_justify="left")
     for i, col in enumerate(df.columns):
         header = str(col).replace(" exec %", "\nexec %").replace(" AST %", "\nAST %")
         header = header.replace(" calls", "\ncalls").replace(" hits", "\nhits").replace(
@@ -108,7 +109,7 @@ def rich_table(df: pd.DataFrame, title: str) -> Any:
     for _, row in df.iterrows():
         bold = row.iloc[0] in (PLAIN_AVERAGE, WEIGHTED_AVERAGE)
         cells = [_cell(v) for v in row.tolist()]
-        table.add_row(*([f"[bold]{c}[/]" for c in cells] if bold else cells))
+        table.add_row(*(Text(c, style="bold") if bold else Text(c) for c in cells))
     return table
 
 

@@ -254,8 +254,9 @@ def _bar(show: bool, label: str, total: int) -> Iterator[Any]:
         TransferSpeedColumn,
     )
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=False) as prog:
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                  DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True, markup=False, emoji=False),
+                  transient=False) as prog:
         task = prog.add_task(label, total=total)
         yield lambda n: prog.advance(task, n)
