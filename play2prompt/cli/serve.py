@@ -14,8 +14,10 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def _warn_public(host: str) -> None:
     if host not in LOOPBACK:
-        console_err.print(f"[yellow]warning:[/] binding {host}: reachable from other machines "
-                          "(no authentication)", highlight=False)
+        from rich.markup import escape
+
+        console_err.print(f"[yellow]warning:[/] binding {escape(host)}: reachable from other "
+                          "machines (no authentication)", highlight=False, markup=True)
 
 
 def serve_command(
