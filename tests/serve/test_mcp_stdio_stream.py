@@ -1,8 +1,8 @@
 """``p2p mcp`` over stdio keeps the protocol stream to itself (issue 71, part 5): a tool that
 runs in the server's own process (``"isolation": "thread"``) and prints at import and at each
-call, through ``print``, ``sys.stdout`` and file descriptor 1 (nothing flushed), leaves every line of the
-server's stdout a JSON-RPC message; its prints land on stderr. Python's stdout is buffered as
-in a real pipe (a buffered print used to reach the wire when the server ended)."""
+call, through ``print``, ``sys.stdout`` and file descriptor 1 (nothing flushed), leaves every
+line of the server's stdout a JSON-RPC message; its prints land on stderr. Python's stdout is
+buffered as in a real pipe (a buffered print used to reach the wire when the server ended)."""
 
 from __future__ import annotations
 
