@@ -1,4 +1,5 @@
-"""The range of every number a user gives ``p2p``, in one place.
+"""The range of every number a user gives ``p2p`` (and the form of an address to bind), in
+one place.
 
 A flag's value and a setting's (:class:`~play2prompt.config.OptimizeConfig`, an evaluation's
 options, a server's port) is checked where it is read against its :class:`Limit` here: a
@@ -10,7 +11,9 @@ memory and time; they are far above any setting that measured anything.
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +69,7 @@ SECONDS = Limit(0.0, DAY, integer=False, open_low=True)   # a timeout
 SHARE = Limit(0.0, 1.0, integer=False)          # a probability
 QUERY_LIMIT = Limit(1, 10**9)                   # first N queries of each category
 DEMOS = Limit(0, 1000)                          # demonstrations shown per tool
+TRIALS = Limit(1, 100_000)                      # a sampler sweep's trials
 
 # p2p optimize's settings (OptimizeConfig; config.validate)
 WIDTH = Limit(1, 1000)                          # W: candidates kept per iteration
@@ -80,3 +84,24 @@ COUNT = Limit(0, 10_000)                        # demos kept, fact tests, siblin
 PATIENCE = Limit(1, 1000)
 DRAFT_ROUNDS = Limit(1, 100)
 OBSERVATION_LIMIT = Limit(100, 16 * 2**20)      # characters kept of one tool output
+
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def is_host(host: str) -> bool:
+    """Whether ``host`` is an IP address or a host name."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return _HOST_NAME.fullmatch(host) is not None
+
+
+def check_host(host: str, label: str = "--host") -> str:
+    """``host`` when it is an IP address or a host name (what a server can bind), else one
+    line; an empty one would bind every interface."""
+    if not is_host(host):
+        raise UserError(f"{label} must be an IP address or a host name, got {host!r}")
+    return host

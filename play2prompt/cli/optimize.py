@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 def optimize_command(
     tools_file: Optional[Path] = typer.Argument(None, help="tools.json (or a list of specs)"),
     module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
-    preset_name: str = typer.Option("default", "--preset", help="quick | default | paper"),
+    preset_name: Optional[str] = typer.Option(
+        None, "--preset", help="quick | default | paper (default: default; with --resume, the "
+                               "run's own or nothing)"),
     method: Optional[str] = typer.Option(
         None, help="optimization method: play2prompt (default) | easytool (one rewrite per "
                    "tool from its doc) | draft (explore, analyse, rewrite; --draft-rounds)"),
@@ -161,7 +163,8 @@ def optimize_command(
         choose_demo_count=choose_demos, draft_rounds=draft_rounds, siblings=siblings,
         sibling_pick=sibling_pick, set_check=set_check,
         allow_side_effects=allow or None)
-    config = preset(preset_name, **_benchmark_defaults(overrides, benchmark, resume))
+    config = preset(preset_name or "default",
+                    **_benchmark_defaults(overrides, benchmark, resume))
     if metaprompts is not None:  # a folder that is not there: one line, and no run folder
         from play2prompt.metaprompts import MetaPrompts
 
@@ -173,6 +176,7 @@ def optimize_command(
         config = _consent(loaded, config, allow, opaque)
     else:
         _resumed_consent(resume, runs_dir, allow)
+        _check_resumed(resume, runs_dir, tools_file, module, tools, preset_name, overrides)
         if tools_file is not None:     # the run's own tools; run from this file's folder
             base_dir = tools_file.resolve().parent
     if not resume:
@@ -280,6 +284,19 @@ def _resumed_consent(resume: str, runs_dir: Path, allow: tuple[str, ...]) -> Non
     for note in consent_notes(tools, allow, stored, f"run {resume}"):
         console_err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False,
                           markup=True)
+
+
+def _check_resumed(resume: str, runs_dir: Path, tools_file: Path | None, module: str | None,
+                   select: list[str] | None, preset_name: str | None,
+                   overrides: dict[str, Any]) -> None:
+    """A tools file, preset or setting given with --resume must be the run's own."""
+    from play2prompt.config import split_names
+    from play2prompt.opening import check_resumed_inputs
+    from play2prompt.tools.loading import load_tools
+
+    given = None if tools_file is None else load_tools(
+        tools_file, module=module, select=split_names(select) or None, check_executors=False)
+    check_resumed_inputs(resume, runs_dir, given, str(tools_file), preset_name, overrides)
 
 
 def _load(tools_file, module, select, benchmark, subset, data_dir, config, opaque=None):

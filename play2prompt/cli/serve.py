@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from play2prompt.cli._common import console_err
+from play2prompt.limits import PORT, check_host
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -23,7 +24,7 @@ def _warn_public(host: str) -> None:
 def serve_command(
     runs: list[str] = typer.Argument(..., help="run ids or folders; the first is the default"),
     host: str = typer.Option("127.0.0.1", help="interface to bind (loopback by default)"),
-    port: int = typer.Option(8700),
+    port: int = typer.Option(8700, **PORT.option(), help="HTTP port (1-65535)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
 ) -> None:
     """Serve finished runs over HTTP (read-only): GET /v1/tools?format=openai|anthropic|mcp,
@@ -32,6 +33,7 @@ def serve_command(
     from play2prompt.results import load_run_result
     from play2prompt.serve.http import serve
 
+    check_host(host)
     results = [load_run_result(r, runs_dir) for r in runs]
     ids = [r.run_id for r in results]
     if len(set(ids)) != len(ids):
@@ -53,13 +55,15 @@ def mcp_command(
     k: Optional[int] = typer.Option(None, "--demos-k", min=0, help="at most k demos per tool"),
     http: bool = typer.Option(False, "--http", help="streamable HTTP instead of stdio"),
     host: str = typer.Option("127.0.0.1", help="HTTP interface (loopback by default)"),
-    port: int = typer.Option(8701, help="HTTP port"),
+    port: int = typer.Option(8701, **PORT.option(), help="HTTP port (1-65535)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR"),
 ) -> None:
     """Serve the real tools over MCP (stdio by default) with the run's optimized docs."""
     from play2prompt.results import load_run_result
     from play2prompt.serve.mcp_server import run_server, served_tools
 
+    if http:
+        check_host(host)
     result = load_run_result(run, runs_dir)
     tools, base_dir = None, _run_base_dir(result.run_dir)
     if tools_file is not None:

@@ -205,6 +205,10 @@ def verify_run(run: RecordedRun, tools: Sequence[Tool] | None = None, *,
     """Check ``run`` against ``tools`` (default: the run's own tools, executed as recorded;
     relative executor paths resolve against ``base_dir``, default the run's). A tool that may
     change things is replayed only when ``allow_side_effects`` names it (or ``all``)."""
+    from play2prompt import limits
+
+    if timeout is not None:
+        limits.SECONDS.check(timeout, "--timeout")
     by_tool = dict(match_by_tool or {})
     for kind in (match, *by_tool.values()):
         if kind not in MATCH_TYPES:

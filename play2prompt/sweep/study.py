@@ -43,6 +43,12 @@ class SweepSpec:
     seed: int = 0
     reuse_calls: tuple[str, ...] = ()  # runs (ids or folders) whose calls seed every trial
 
+    def __post_init__(self) -> None:
+        from play2prompt import limits
+
+        if self.n_trials is not None:
+            limits.TRIALS.check(self.n_trials, "--n-trials")
+
     def directions(self) -> list[str]:
         return ["maximize", "minimize"] if self.minimize_calls else ["maximize"]
 

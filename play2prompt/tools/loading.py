@@ -50,6 +50,9 @@ def load_tools(
     data = read_json_file(path)
     check_fields(data, str(path))
     tools = parse_tools(data, source=str(path), module=module)
+    if module and all(t.executor != {"python": f"{module}:{t.name}"} for t in tools):
+        raise ToolsFileError(f"{path}: every tool names its executor; --module {module} is "
+                             "for tools without one")
     if select:
         names = {t.name for t in tools}
         unknown = [s for s in select if s not in names]

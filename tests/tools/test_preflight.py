@@ -68,7 +68,8 @@ def test_tools_that_start_pass_even_when_they_reject_every_value(tmp_path):
 def test_a_missing_module_or_database_is_named(tmp_path):
     with pytest.raises(ToolsFileError, match=r"tool 'lost': executor 'python': cannot load"):
         _check([_tool("lost", {"python": "no_such_module_p2p:f"})], tmp_path)
-    query = {"sqlite": {"database": "dbs/shop.sqlite", "sql": "SELECT 1", "params": {}}}
+    query = {"sqlite": {"database": "dbs/shop.sqlite", "sql": "SELECT name FROM sqlite_master",
+                        "params": {}}}
     with pytest.raises(ToolCannotRun) as caught:
         _check([_tool("shop", query)], tmp_path)
     assert "database not found" in str(caught.value) and "shop.sqlite" in str(caught.value)

@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 import requests
 
 from play2prompt.errors import ToolsFileError
+from play2prompt.limits import is_host
 from play2prompt.tools.executors._base import Executor, ToolCallError
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -49,7 +50,8 @@ def check_spec(conf: Any, where: str) -> None:
         list(string.Formatter().parse(url))
     except ValueError as exc:
         raise ToolsFileError(f"{where}: 'url' {url!r}: {exc}") from None
-    if parts.scheme not in ("http", "https") or not host:
+    if parts.scheme not in ("http", "https") or not host or \
+            not ("{" in host or is_host(host)):
         raise ToolsFileError(f"{where}: 'url' {url!r} is not an http or https URL with a host")
     method = conf.get("method", "GET")
     if not isinstance(method, str) or method.upper() not in METHODS:

@@ -115,7 +115,8 @@ def quote_ident(name: str) -> str:
 
 def check_spec(conf: Any, where: str) -> None:
     """One line unless ``conf`` (a sqlite executor's spec) names a database and one SQL
-    statement that parses (sqlglot), with known parameter types and a positive ``max_rows``.
+    statement that parses (sqlglot) and names a table, with known parameter types and a
+    positive ``max_rows``.
     Whether its tables and columns exist is the database's to say (:func:`compile_check`)."""
     import logging
 
@@ -144,6 +145,9 @@ def check_spec(conf: Any, where: str) -> None:
     if len(statements) != 1:
         raise ToolsFileError(f"{where}: 'sql' holds {len(statements)} statements; a sqlite "
                              "tool runs one")
+    if statements[0].find(sqlglot.exp.Table) is None:
+        raise ToolsFileError(f"{where}: 'sql' names no table; a sqlite tool reads or writes "
+                             "its database")
     params = conf.get("params") or {}
     bad = [f"{k}: {v!r}" for k, v in params.items() if v not in SCALAR_TYPES] \
         if isinstance(params, Mapping) else ["(not an object)"]
