@@ -144,7 +144,7 @@ def optimize_command(
     from play2prompt.progress import progress_reporter
     from play2prompt.tools.effects import parse_allow
 
-    _check_flags(recompute, resume, runner, opaque, benchmark)
+    _check_flags(recompute, resume, runner, opaque, benchmark, run_id)
     allow = parse_allow(allow_side_effects)
 
     overrides = dict(
@@ -225,8 +225,12 @@ def _resume_form(run_id: str, runs_dir: Path, resumed: bool) -> Callable[[], str
 
 
 def _check_flags(recompute: bool, resume: str | None, runner: str, opaque: str | None,
-                 benchmark: str | None) -> None:
-    """Flags that do not go together: one line each."""
+                 benchmark: str | None, run_id: str | None = None) -> None:
+    """Flags that do not go together, a run id that is no name: one line each."""
+    if run_id is not None:   # an empty one too (it would silently get a made-up name)
+        from play2prompt.store.runs import check_run_id
+
+        check_run_id(run_id)
     if recompute and not resume:
         raise UserError("--recompute goes with --resume RUN_ID")
     if runner not in ("local", "ray"):
