@@ -3,35 +3,39 @@
 Everything play2prompt publishes (``result.json``, ``tools.optimized.json``, every export, the
 report, the answers of ``p2p serve`` and ``p2p mcp``) and every tool output or error text that
 enters a doc or a demo goes through a :class:`Scrubber`. It replaces with :data:`REDACTED` what
-is known to be secret:
+is known to be secret, and nothing else:
 
 - the run's own secrets: the values of the environment variables the tools file references as
   ``${NAME}``, the values given to executors in ``env`` mappings or with ``--env``, literal
   ``Authorization`` / API-key header values, passwords in URLs; each in any letter case,
   URL-quoted and base64-encoded too;
-- credentials by their place: ``Authorization`` values, bearer/basic credentials, the password
-  of a URL (``@`` in it included), ``password=``/``secret=``/``aws_secret_access_key=``-style
-  assignments (``:`` needs a value that is not a plain word, so prose survives), private-key
-  blocks (PEM, OpenSSH, PGP);
-- keys by their format: a known prefix (``sk-``, ``sk-ant-``, ``sk_live_``, ``ghp_``,
-  ``github_pat_``, ``glpat-`` and GitLab's other tokens, ``xoxb-``, ``AKIA``, ``AIza``,
-  ``ya29.``, ``hf_``, ``npm_``, ``pypi-``, ``SG.``, ...), JSON web tokens, Discord bot tokens,
-  Slack webhooks; and a lone long token that reads as random (three character classes, high
-  entropy). detect-secrets' format plugins were the checklist (docs/design.md says which of its
-  rules are left out, and why).
+- credentials by their place: bearer/basic/token credentials, the password of a URL (an empty
+  user and ``@`` in the password included), ``curl -u user:password``, the value of a name
+  that says secret (``password=``, ``"client_secret": "..."``, ``awsSecretAccessKey``,
+  ``PGPASSWORD=``; after ``:`` a value that is not a plain word, so prose survives; a weaker
+  name such as ``token`` or ``session_id`` only with letters and digits, so
+  ``token: 12345678`` and a ``nextPageToken`` are data), private-key blocks (PEM, OpenSSH,
+  PGP), base64 whose text holds any of these;
+- keys by their provider's format: a known prefix (``sk-``, ``sk-ant-``, ``sk_live_``,
+  ``ghp_``, ``github_pat_``, ``glpat-``, ``xoxb-``, ``AKIA``, ``AIza``, ``ya29.``, ``hf_``,
+  ``npm_``, ``pypi-``, ``SG.``, Mailgun's ``key-``, ``hvs.``, ...), JSON web tokens, Discord
+  bot tokens, Slack webhooks. detect-secrets' plugins and gitleaks' rules were the checklist
+  (docs/design.md says where these rules differ, and why).
 
-Data is left intact: hexadecimal strings (git commits, sha256 digests, MD5s), UUIDs, ids, and
-base64 that decodes to text (unless that text holds a secret). :meth:`Scrubber.text` with a
-limit also bounds the length of a text. The functions are pure: a scrubber holds its secrets and
-nothing else, so it can be built once per run (:func:`for_tools`) and handed to whatever
-publishes.
+Never by entropy or length alone: a random-looking token with no provider format and no name
+that says secret is data (digests in hex and base64, UUIDs inside names, content ids, wallet
+addresses, ids, short base64 binary, public keys), unless it is one of the run's own secrets.
+Scrubbing is idempotent (``text(text(s)) == text(s)``): a pass runs again until nothing
+changes, and a value already ``[redacted]`` is one unit no rule takes apart.
+:meth:`Scrubber.text` with a limit also bounds the length of a text. The functions are pure: a
+scrubber holds its secrets and nothing else, so it can be built once per run
+(:func:`for_tools`) and handed to whatever publishes.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,15 +45,17 @@ from urllib.parse import quote
 
 REDACTED = "[redacted]"
 MIN_SECRET = 4          # shorter values are not treated as secrets (they would eat the text)
+PASSES = 4              # a text is scrubbed again until it stays as it is, at most this often
 
+_ATOM = re.escape(REDACTED)
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|password|cookie|auth",
                             re.I)
 _AUTH_SCHEME = re.compile(r"^\s*(bearer|basic|token|digest|apikey)\s+", re.I)
 
-# scheme://user:password@host: the password runs to the last "@" before the path, so a
-# password holding "@" is caught whole
-_URL_CREDENTIALS = re.compile(r"\b([a-z][a-z0-9+.-]*://)([^\s/:@]+):([^\s/]+)@(?=[^\s@/]+)",
+# scheme://user:password@host, the user possibly empty (redis://:pw@host): the password runs
+# to the last "@" before the path, so a password holding "@" is caught whole
+_URL_CREDENTIALS = re.compile(r"\b([a-z][a-z0-9+.-]{0,30}://)([^\s/:@]*):([^\s/]+)@(?=[^\s@/]+)",
                               re.I)
 
 # names whose value is a secret whatever it looks like (after "=" or in quotes)
@@ -57,12 +63,19 @@ _STRONG = (r"passw(?:or)?d|pwd|passphrase|secret(?:[_-]?(?:access[_-]?)?key)?|"
            r"client[_-]?secret|private[_-]?key|api[_-]?key|apikey|access[_-]?key|"
            r"account[_-]?key|authorization|auth[_-]?token|access[_-]?token|refresh[_-]?token|"
            r"credentials?")
-# names whose value is a secret when it does not read as a word
+# names whose value is a secret when it holds letters and digits
 _WEAK = r"token|auth|session[_-]?id|sessionid|cookie"
-_KEY = r"\b((?i:(?:[a-z0-9]+[_-])*(?:{names}))\b[\"']?\s*{sep}\s*{quote})"
+# a weak name that names a page of results, not a credential
+_PAGING = re.compile(r"(?i)(?:next|page|continuation|cursor|sync|resume)[_.-]?$")
+# the name where a name ends (whatever is glued before it: PGPASSWORD, awsSecretAccessKey,
+# MYSQL_ROOT_PASSWORD), what follows it, then the value
+_KEY = r"((?i:{names})\b[\"']?\s*{sep}\s*{quote})"
 _PLACEHOLDER = re.compile(r"(?i)none|null|nil|true|false|undefined|required|optional|string|"
-                          r"str|\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\[redacted\]")
-_UNQUOTED = r"[^\s\"',;&}<>)\]]"
+                          r"str|\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}")
+_ONLY_REDACTED = re.compile(rf"(?:\s*{_ATOM})+\s*")
+# one unit of an unquoted value: "[redacted]" whole, or a character that ends no value
+_UNQUOTED = rf"(?:{_ATOM}|(?!{_ATOM})[^\s\"',;&}}<>)\]])"
+_AHEAD = rf"{_UNQUOTED}{{0,256}}"      # how far a value is read for a digit (bounded: linear)
 
 
 def _assignment(names: str, sep: str, value: str, quote: str = "") -> re.Pattern[str]:
@@ -74,66 +87,72 @@ _ASSIGNMENTS: tuple[re.Pattern[str], ...] = (
     _assignment(_STRONG, "[:=]", r"([^\"\n]{4,})(?=\")", '"'),       # "password": "value"
     _assignment(_STRONG, "[:=]", r"([^'\n]{4,})(?=')", "'"),
     _assignment(_STRONG, "=", rf"({_UNQUOTED}{{4,}})"),              # password=value
-    _assignment(_STRONG + "|" + _WEAK, "[:=]",                        # token: v4lue
-                rf"(?={_UNQUOTED}*[0-9])({_UNQUOTED}{{6,}})", "[\"']?"),
+    _assignment(_STRONG, ":", rf"(?={_AHEAD}[0-9])({_UNQUOTED}{{6,}})", "[\"']?"),
 )
+_NAMES = re.compile(rf"(?i:{_STRONG}|{_WEAK})\b")
+# token: v4lue, session_id=ab12...: letters and digits both (a number is data)
+_WEAK_ASSIGNMENT = _assignment(_WEAK, "[:=]", rf"(?={_AHEAD}[0-9])(?={_AHEAD}[A-Za-z])"
+                                             rf"({_UNQUOTED}{{6,}})", "[\"']?")
 
+# providers' key formats (gitleaks' and detect-secrets' rules, read, not copied)
 _KEY_PREFIXES = (
     r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}",
-    r"(?:sk|pk|rk)[-_](?:live[-_]|test[-_]|proj[-_]|svcacct[-_]|None[-_])?[A-Za-z0-9_-]{16,}",
+    r"(?:sk|pk|rk)[-_](?:live[-_]|test[-_]|proj[-_]|svcacct[-_]|admin[-_]|None[-_])?"
+    r"(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{16,}",
+    r"whsec_[A-Za-z0-9+/]{24,}={0,2}", r"GOCSPX-[A-Za-z0-9_-]{24,}",
     r"gh[pousr]_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}",
-    r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]{16,}",
-    r"GR1348941[A-Za-z0-9_-]{20,}",
-    r"xox[abposr]-[A-Za-z0-9-]{10,}", r"xapp-[0-9]-[A-Za-z0-9-]{10,}",
+    r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas|ffct)-[A-Za-z0-9_-]{16,}",
+    r"GR1348941[A-Za-z0-9_-]{20,}", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+    r"glc_[A-Za-z0-9+/]{32,}={0,3}",
+    r"xox[abposre]-[A-Za-z0-9-]{10,}", r"xapp-[0-9]-[A-Za-z0-9-]{10,}",
     r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}",
+    r"LTAI[A-Za-z0-9]{20}",
     r"AIza[0-9A-Za-z_-]{35}", r"ya29\.[0-9A-Za-z_-]{20,}", r"hf_[A-Za-z0-9]{20,}",
     r"npm_[A-Za-z0-9]{36}", r"pypi-[A-Za-z0-9_-]{50,}",
     r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
-    r"SK[0-9a-fA-F]{32}", r"[0-9a-f]{32}-us[0-9]{1,2}", r"dop_v1_[a-f0-9]{64}",
+    r"SK[0-9a-fA-F]{32}", r"[0-9a-f]{32}-us[0-9]{1,2}", r"key-[0-9a-f]{32}",
+    r"do[opr]_v1_[a-f0-9]{64}", r"dapi[a-f0-9]{32}(?:-[0-9])?",
     r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}",
-    r"[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",
+    r"EAAA[A-Za-z0-9_-]{22,60}", r"EAA[MC][A-Za-z0-9]{100,}",
+    r"hv[sb]\.[A-Za-z0-9_-]{24,}", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+    r"lin_api_[A-Za-z0-9]{40}", r"pplx-[A-Za-z0-9]{48}", r"HRKU-AA[0-9A-Za-z_-]{58}",
+    r"PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}", r"sntryu_[a-f0-9]{64}",
+    r"sntrys_eyJ[A-Za-z0-9+/=_]{40,}", r"ntn_[0-9]{11}[A-Za-z0-9]{35}",
+    r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",                  # Azure AD secret
+    r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}",
+    r"pul-[a-f0-9]{40}", r"rubygems_[a-f0-9]{48}", r"dp\.pt\.[A-Za-z0-9]{43}",
+    r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", r"EZ[AT]K[A-Za-z0-9]{54}",
+    r"pnu_[A-Za-z0-9]{36}", r"rdme_[a-z0-9]{70}", r"shippo_(?:live|test)_[a-fA-F0-9]{40}",
+    r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}", r"FLWSECK(?:_TEST)?-[a-hA-H0-9]{32}-X",
+    r"CLOJARS_[A-Za-z0-9]{60}", r"AKCp[A-Za-z0-9]{69}", r"cmVmd[A-Za-z0-9]{59}",
+    r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk",
+    r"sha256~[A-Za-z0-9_-]{43}",                                        # OpenShift token
+    r"(?:bot)?[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",                          # Telegram bot
     r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}",   # Discord bot
     r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}",
 )
-
+_CREDENTIAL = r"[A-Za-z0-9._~+/=-]"
 # (pattern, replacement): the replacement keeps what names the secret, drops its value.
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?"
                 r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"), REDACTED),
     (_URL_CREDENTIALS, rf"\1\2:{REDACTED}@"),
-    (re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), REDACTED),
-    (re.compile(r"\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}", re.I), rf"\1\2{REDACTED}"),
-    (re.compile(r"\b(basic|token|digest)(\s+)(?=[A-Za-z0-9._~+/-]*[0-9=])[A-Za-z0-9._~+/=-]{8,}",
-                re.I), rf"\1\2{REDACTED}"),
+    (re.compile(r"(\bcurl\b[^\n]{0,500}?\s(?:-u|--user)[ =]+[\"']?[^\s:\"']*:)"
+                rf"(?!{_ATOM})[^\s\"']+"), rf"\1{REDACTED}"),
+    (re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+     REDACTED),
+    # a credential after its scheme: not a plain word ("bearer authentication" is prose)
+    (re.compile(rf"\b(bearer)(\s+)(?={_CREDENTIAL}*[0-9._~+/=-]){_CREDENTIAL}{{8,}}", re.I),
+     rf"\1\2{REDACTED}"),
+    # and not a number ("token 20240501")
+    (re.compile(rf"\b(basic|token)(\s+)(?={_CREDENTIAL}*[0-9=])(?={_CREDENTIAL}*[A-Za-z])"
+                rf"{_CREDENTIAL}{{8,}}", re.I), rf"\1\2{REDACTED}"),
     (re.compile(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_KEY_PREFIXES) + r")(?![A-Za-z0-9_-])"),
      REDACTED),
 )
 
+# a run of base64: redacted only when the text it encodes holds a secret
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+/-])[A-Za-z0-9_+/-]{32,}={0,2}(?![A-Za-z0-9_+/=-])")
-_WORDISH = re.compile(r"[a-z]{7,}|[A-Z]?[a-z]{3,}[A-Z][a-z]{3,}")
-_HEXISH = re.compile(r"[0-9a-fA-F-]+")           # hashes, UUIDs: data
-_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?)[-:=]")
-_LABEL_BEFORE = re.compile(_DIGEST_LABEL.pattern + "$")
-PAYLOAD = 200            # a base64 run longer than this is a payload, not a key
-
-
-def _entropy(token: str) -> float:
-    counts: dict[str, int] = {}
-    for c in token:
-        counts[c] = counts.get(c, 0) + 1
-    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
-
-
-def _looks_random(token: str) -> bool:
-    """A long run of letters and digits that reads like a key, not like a word, a name, a
-    hash or a UUID."""
-    if _HEXISH.fullmatch(token) or _WORDISH.search(token):
-        return False
-    classes = sum(bool(re.search(p, token)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
-    digits = sum(c.isdigit() for c in token)
-    if classes < 3 and not (classes == 2 and digits >= 6 and not re.search("[A-Z]", token)):
-        return False
-    return _entropy(token) >= 4.0 and digits >= 3
 
 
 def _decoded_text(token: str) -> str | None:
@@ -174,35 +193,51 @@ class Scrubber:
         values = {s.strip() for s in self.secrets if len(s.strip()) >= MIN_SECRET}
         # longest first, so a secret that contains another is replaced whole
         object.__setattr__(self, "secrets", tuple(sorted(values, key=lambda s: (-len(s), s))))
-        forms = sorted({f for s in values for f in _secret_forms(s)}, key=lambda s: (-len(s), s))
-        pattern = re.compile("|".join(map(re.escape, forms)), re.I) if forms else None
+        # "[redacted]" among them, so a secret found inside it is not redacted again
+        forms = sorted({REDACTED, *(f for s in values for f in _secret_forms(s))},
+                       key=lambda s: (-len(s), s != REDACTED, s))
+        pattern = re.compile("|".join(map(re.escape, forms)), re.I) if values else None
         object.__setattr__(self, "_known", pattern)
 
     def text(self, s: str, limit: int | None = None) -> str:
         """``s`` without secrets, at most ``limit`` characters (then marked with its size)."""
-        out = str(s)
+        out = self._scrubbed(str(s))
+        for _ in range(PASSES):
+            cut = bound(out, limit)
+            if cut == out:
+                return out
+            out = self._scrubbed(cut)     # a cut may end where a key's format now ends
+        return bound(out, limit)
+
+    def _scrubbed(self, text: str) -> str:
+        """``text`` scrubbed until a pass changes nothing: what one rule's redaction reveals
+        to another is caught, and scrubbing the result again leaves it as it is."""
+        for _ in range(PASSES):
+            out = self._pass(text)
+            if out == text:
+                break
+            text = out
+        return text
+
+    def _pass(self, text: str) -> str:
+        out = text
         if self._known is not None:
             out = self._known.sub(REDACTED, out)
         for pattern, replacement in _PATTERNS:
             out = pattern.sub(replacement, out)
-        for assignment in _ASSIGNMENTS:
-            out = assignment.sub(_keep_placeholder, out)
-        out = _CANDIDATE.sub(self._token, out)
-        return bound(out, limit)
+        if _NAMES.search(out):                       # one scan where no name is
+            for assignment in _ASSIGNMENTS:
+                out = assignment.sub(_redact_value, out)
+            out = _WEAK_ASSIGNMENT.sub(_redact_weak_value, out)
+        return _CANDIDATE.sub(self._token, out)
 
     def _token(self, match: re.Match[str]) -> str:
-        """A long base64-ish run: kept when it is data (text in base64, a labelled digest, a
-        long payload), redacted when it reads as a random key."""
+        """A run of base64: redacted when the text it encodes holds a secret, else data."""
         token = match.group(0)
         decoded = _decoded_text(token)
-        if decoded is not None:
-            return token if self.text(decoded) == decoded else REDACTED
-        before = match.string[max(0, match.start() - 8):match.start()]
-        if len(token) > PAYLOAD or _LABEL_BEFORE.search(before) or \
-                _DIGEST_LABEL.match(token):
-            return token
-        pieces = [p for p in re.split(r"[+/]", token) if len(p) >= 32] or [token]
-        return REDACTED if any(_looks_random(p) for p in pieces) else token
+        if decoded is not None and self._scrubbed(decoded) != decoded:
+            return REDACTED
+        return token
 
     def value(self, obj: Any, limit: int | None = None) -> Any:
         """A JSON-like value with every string (keys included) scrubbed; ``limit`` bounds
@@ -221,10 +256,11 @@ class Scrubber:
         return Scrubber((*self.secrets, *extra))
 
 
-def _keep_placeholder(match: re.Match[str]) -> str:
-    """An assignment with its value redacted, unless the value is a placeholder."""
+def _redact_value(match: re.Match[str]) -> str:
+    """An assignment with its value redacted, unless the value is a placeholder or is
+    redacted already."""
     value = match.group(2)
-    if _PLACEHOLDER.fullmatch(value.strip()) or REDACTED in value:
+    if _PLACEHOLDER.fullmatch(value.strip()) or _ONLY_REDACTED.fullmatch(value):
         return match.group(0)
     start, end = match.span(2)
     whole = match.group(0)
@@ -232,12 +268,23 @@ def _keep_placeholder(match: re.Match[str]) -> str:
     return whole[:start - offset] + REDACTED + whole[end - offset:]
 
 
+def _redact_weak_value(match: re.Match[str]) -> str:
+    """:func:`_redact_value` for a weak name, unless it names a page (``nextPageToken``)."""
+    before = match.string[max(0, match.start() - 16):match.start()]
+    return match.group(0) if _PAGING.search(before) else _redact_value(match)
+
+
 def bound(text: str, limit: int | None) -> str:
-    """``text`` cut to ``limit`` characters, the cut marked with the full size."""
+    """``text`` cut to ``limit`` characters, the cut marked with the full size; a cut never
+    splits a ``[redacted]``."""
     if limit is None or len(text) <= limit:
         return text
     marker = f" ...[truncated: {len(text)} chars]"
-    return text[:max(0, limit - len(marker))] + marker
+    cut = max(0, limit - len(marker))
+    opened = text.rfind(REDACTED[0], max(0, cut - len(REDACTED) + 1), cut)
+    if opened >= 0 and text.startswith(REDACTED, opened) and opened + len(REDACTED) > cut:
+        cut = opened
+    return text[:cut] + marker
 
 
 def env_refs(obj: Any) -> list[str]:

@@ -1,8 +1,13 @@
 """The scrubber: a run's own secrets and secret-shaped text never leave it; prose survives."""
 
+import string
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from play2prompt.scrub import REDACTED, Scrubber, bound, env_refs, for_specs, spec_secrets
+from tests.scrub_shapes import DATA, SECRETS
 
 TOKEN = "tok_9f8e7d6c5b4a3210zz"
 
@@ -17,8 +22,6 @@ TOKEN = "tok_9f8e7d6c5b4a3210zz"
     ("GET https://bob:hunter22@api.example.com/v1", "hunter22"),
     ("config: password=hunter22, user=bob", "hunter22"),
     ('{"api_key": "k3y-value-123"}', "k3y-value-123"),
-    ("digest 0123456789abcdef0123456789abcdef0123 ok", "0123456789abcdef0123456789abcdef"),
-    ("random aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z here", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow1234\n-----END RSA PRIVATE KEY-----", "MIIEow"),
 ])
 def test_secret_patterns_are_redacted(text, secret):
@@ -81,3 +84,64 @@ def test_secrets_of_executor_specs():
 def test_merged_knows_both():
     s = Scrubber(("alpha-secret",)).merged(Scrubber(("beta-secret",))).merged(["gamma-secret"])
     assert s.text("alpha-secret beta-secret gamma-secret") == " ".join([REDACTED] * 3)
+
+
+# scrub(scrub(x)) == scrub(x): texts made of the pieces the rules care about, the corpora's
+# shapes, "[redacted]" itself and arbitrary text, in any order
+_PIECES = st.sampled_from([
+    REDACTED, "[redacted", "redacted]", "password", "PGPASSWORD", "token", "nextPageToken",
+    "api_key", "client_secret", "session_id", "Authorization", "Bearer ", "Basic ", "token ",
+    "curl -u ", "redis://", "https://", "bob", ":", "=", "@", '"', "'", " ", "\n", "[", "]",
+    "/", ",", ";", "&", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "Q~",
+    "hunter22", "12345678", "sk-", "ghp_", "key-", TOKEN, *DATA[::3],
+    *(text for _, text, _ in SECRETS[::2])])
+_TEXTS = st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=14).map("".join)
+_SECRETS = st.lists(st.one_of(st.text(min_size=4, max_size=12), st.sampled_from(
+    ["acted]", "[red", "hunter22", "password=x", TOKEN])), max_size=3)
+_PROPERTY = settings(max_examples=400, deadline=None, database=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@_PROPERTY
+@given(_TEXTS, _SECRETS)
+def test_scrubbing_twice_changes_nothing(text, secrets):
+    scrubber = Scrubber(tuple(secrets))
+    once = scrubber.text(text)
+    assert scrubber.text(once) == once
+
+
+@_PROPERTY
+@given(st.dictionaries(_TEXTS, st.one_of(_TEXTS, st.integers(), st.lists(_TEXTS, max_size=3)),
+                       max_size=4))
+def test_scrubbing_a_value_twice_changes_nothing(value):
+    once = Scrubber((TOKEN,)).value(value)
+    assert Scrubber((TOKEN,)).value(once) == once
+
+
+@_PROPERTY
+@given(_TEXTS, st.text(alphabet=string.ascii_letters + string.digits + "-_.", min_size=8,
+                       max_size=24), _TEXTS)
+def test_a_known_secret_never_survives(before, secret, after):
+    out = Scrubber((secret,)).text(before + secret + after)
+    assert secret.lower() not in out.lower()
+
+
+def test_redacted_twice_is_redacted_once():
+    s = Scrubber()
+    for text in ("password = hunter22", "secret=opensesame-plain", "token: abc123def",
+                 "Server=db;Password=Tr0ub4dor&3;", '{"password": "x [redacted] y"}'):
+        once = s.text(text)
+        assert once.count(REDACTED) == 1 and s.text(once) == once and "]]" not in once
+
+
+def test_a_cut_never_splits_a_redaction():
+    text = "x" * 40 + REDACTED + "y" * 100
+    for limit in range(60, 80):
+        cut = bound(text, limit)
+        assert len(cut) <= limit and "[redac" not in cut.replace(REDACTED, "")
+        assert Scrubber().text(cut) == cut
+
+
+def test_url_credentials_with_an_empty_user():
+    assert spec_secrets({"url": "redis://:pw-12345@cache:6379/0"}) == ["pw-12345"]
+    assert Scrubber().text("redis://:pw-12345@cache:6379/0") == f"redis://:{REDACTED}@cache:6379/0"
