@@ -216,4 +216,5 @@ DATA: list[str] = [
     "2024-03-05T15:30:00+00:00 at 192.168.0.12",
     "get_current_weather_for_location_2 and ThisIsAVeryLongCamelCaseIdentifier42",
     "git log --format=%H abc1234",
+    "pip install sk-learn-pipeline-extras",
 ]
