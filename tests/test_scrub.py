@@ -111,6 +111,13 @@ def test_scrubbing_twice_changes_nothing(text, secrets):
 
 
 @_PROPERTY
+@given(_TEXTS, st.integers(40, 200))
+def test_scrubbing_twice_with_a_limit_changes_nothing(text, limit):
+    once = Scrubber((TOKEN,)).text(text, limit)
+    assert len(once) <= limit and Scrubber((TOKEN,)).text(once, limit) == once
+
+
+@_PROPERTY
 @given(st.dictionaries(_TEXTS, st.one_of(_TEXTS, st.integers(), st.lists(_TEXTS, max_size=3)),
                        max_size=4))
 def test_scrubbing_a_value_twice_changes_nothing(value):
