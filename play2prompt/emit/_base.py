@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from play2prompt.agent.prompt import MODES, Demo, render_demos
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.tools.model import Tool
+from play2prompt.tools.validate import validation_errors
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,17 @@ class ExportTool:
         if inline and self.demos:
             text = f"{text.rstrip()}\n\n{self.demos_text()}" if text.strip() else self.demos_text()
         return text
+
+    def input_examples(self) -> list[dict[str, Any]]:
+        """The arguments of the demos' calls of this tool that its exported schema accepts,
+        each once, in the demos' order (what Anthropic's ``input_examples`` and JSON Schema's
+        ``examples`` hold)."""
+        out: list[dict[str, Any]] = []
+        for call in (c for d in self.demos for c in d.calls if c.name == self.name):
+            args = dict(call.arguments)
+            if args not in out and not validation_errors(self.tool.parameters, args):
+                out.append(args)
+        return out
 
     def inline_tool(self, inline: bool) -> Tool:
         """The tool whose description carries the demos when ``inline``."""

@@ -1,7 +1,9 @@
 """Anthropic Messages API: the ``tools=`` list, and a sidecar with the run and the demos.
 
 The export is a plain list of ``ToolParam`` entries (``name``, ``description``,
-``input_schema``), ready for ``client.messages.create(tools=...)`` as loaded. The sidecar
+``input_schema`` and, for a tool with demos, ``input_examples``: the arguments of the demos'
+verified calls of that tool that its schema accepts, each once), ready for
+``client.messages.create(tools=...)`` as loaded. The sidecar
 (``<name>.meta.json``) holds ``play2prompt`` (the run and which docs) and ``system``: the demos,
 rendered as the task model saw them during optimization, for the ``system=`` parameter (or to
 merge into yours); empty with ``--demos-inline``, where the demos sit in the descriptions.
@@ -18,13 +20,18 @@ from play2prompt.results import RunResult
 
 
 def anthropic_tool(tool: ExportTool, inline: bool) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description(inline),
-            "input_schema": dict(tool.tool.parameters)}
+    entry = {"name": tool.name, "description": tool.description(inline),
+             "input_schema": dict(tool.tool.parameters)}
+    examples = tool.input_examples()
+    if examples:
+        entry["input_examples"] = examples
+    return entry
 
 
 class AnthropicExporter(JsonExporter):
     name = "anthropic"
-    help = "Anthropic tools= list (input_schema); the demos as the system prompt in the sidecar"
+    help = ("Anthropic tools= list (input_schema, input_examples from the demos); the demos as "
+            "the system prompt in the sidecar")
     sidecar_demos = True
 
     def build(self, tools: Sequence[ExportTool], run: RunResult,

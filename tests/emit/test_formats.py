@@ -38,6 +38,7 @@ ANTHROPIC_TOOL = {
                                         "properties": {"type": "object"},
                                         "required": {"type": "array",
                                                      "items": {"type": "string"}}}},
+        "input_examples": {"type": "array", "minItems": 1, "items": {"type": "object"}},
     },
 }
 

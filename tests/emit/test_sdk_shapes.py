@@ -142,8 +142,14 @@ def test_anthropic_tools_are_tool_params_the_client_sends(run):
 
     tools = _doc(run, "anthropic")
     assert isinstance(tools, list)
+    assert "input_examples" in ToolParam.__optional_keys__
     for tool in tools:
         _strict(ToolParam, tool)
+    examples = {t["name"]: t.get("input_examples") for t in tools}
+    demo_args = [c.arguments for d in run.tools["loan_payment"].demos for c in d.calls
+                 if c.name == "loan_payment"]
+    assert examples["loan_payment"] == demo_args and len(demo_args) == 2
+    assert examples["convert_units"] is None          # no demo: no examples key
     system = _sidecar(run, "anthropic")["system"]
     reply = {"id": "m1", "type": "message", "role": "assistant", "model": "m",
              "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
