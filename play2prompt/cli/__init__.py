@@ -5,6 +5,7 @@ User mistakes (:class:`~play2prompt.errors.UserError`) print one line and exit w
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -74,10 +75,27 @@ def main(argv: list[str] | None = None) -> int:
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         handler = signal.signal(signal.SIGINT, on_sigint)
     try:
-        return _main(argv)
+        code = _main(argv)
     finally:
         if handler is not None:
             signal.signal(signal.SIGINT, handler)
+    if code == 130 and handler is not None:
+        _exit_if_runtime_busy(code)
+    return code
+
+
+def _exit_if_runtime_busy(code: int) -> None:
+    """An interrupted command whose embedded model is still generating (llama.cpp cannot be
+    cancelled) ends here, its own cleanup done, without waiting for the generation and without
+    the interpreter's finalization, which would free the model under it
+    (:mod:`play2prompt.lm.detached`)."""
+    from play2prompt.lm.detached import busy
+
+    if busy():
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
 
 
 def _main(argv: list[str] | None) -> int:

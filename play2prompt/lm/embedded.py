@@ -30,6 +30,7 @@ from typing import Any
 from play2prompt.errors import LMError
 from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, Usage
 from play2prompt.lm.assemble import model_file
+from play2prompt.lm.detached import run_detached
 from play2prompt.lm.embedded_settings import (
     DRAFT_PREFIX,
     check_speculative,
@@ -373,7 +374,7 @@ class EmbeddedLM(LM):
     @staticmethod
     async def _send(server: Any, body: dict[str, Any]) -> dict[str, Any]:
         try:
-            return await asyncio.to_thread(server.handle_chat_completions, body)
+            return await run_detached(server.handle_chat_completions, body)
         except RuntimeError as exc:  # e.g. output the runtime's format parser rejects
             return {"error": {"message": str(exc)}, "unusable": True}
 
