@@ -29,9 +29,9 @@ from play2prompt.lm._base import (
     Choice,
     Generation,
     ToolCall,
-    TransientLMError,
     Usage,
 )
+from play2prompt.lm.api_errors import api_error
 from play2prompt.lm.toolcalls import emulate, parse_emulated
 
 
@@ -53,6 +53,7 @@ class OpenAICompatLM(LM):
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self.schema_mode = "json_schema"  # -> json_object -> prompt
+        self.key_var = "OPENAI_API_KEY"   # named when the key is refused
         where = base_url or "api.openai.com"
         self.model_id = f"openai-compat:{where}#{model}"
         self._clients: dict[int, Any] = {}
@@ -137,38 +138,36 @@ class OpenAICompatLM(LM):
                 body["messages"] = body["messages"] + [{"role": "system", "content": hint}]
         return body
 
-    async def _generate(self, request: ChatRequest) -> Generation:
-        import openai
+    async def _create(self, body: dict[str, Any]) -> Any:
+        """One chat-completions request (a subclass may send it another way)."""
+        return await self._client().chat.completions.create(**body)
 
+    def _schema_refused(self, request: ChatRequest, exc: Exception) -> bool:
+        """Whether the server refused the JSON schema's form (then the next form is tried)."""
+        if request.json_schema is None or self.schema_mode == "prompt" \
+                or getattr(exc, "status_code", None) != 400:
+            return False
+        text = str(exc).lower()
+        if "response_format" in text or "json_schema" in text or "schema" in text:
+            self.schema_mode = "json_object" if self.schema_mode == "json_schema" else "prompt"
+            return True
+        return False
+
+    async def _generate(self, request: ChatRequest) -> Generation:
         emulated = request.tools is not None and not self.supports_tools
         req = emulate(request) if emulated else request
         while True:
             try:
-                resp = await self._client().chat.completions.create(**self._body(req))
+                resp = await self._create(self._body(req))
                 break
-            except openai.BadRequestError as exc:
-                text = str(exc).lower()
-                if req.json_schema is not None and self.schema_mode != "prompt" and (
-                        "response_format" in text or "json_schema" in text or "schema" in text):
-                    self.schema_mode = ("json_object" if self.schema_mode == "json_schema"
-                                        else "prompt")
+            except Exception as exc:  # noqa: BLE001 - the SDK's errors, mapped once
+                if self._schema_refused(req, exc):
                     continue
-                raise LMError(f"{self.model_id}: request rejected: {_short(exc)}") from exc
-            except openai.AuthenticationError as exc:
-                raise LMError(f"{self.model_id}: authentication failed (check the API key "
-                              f"in OPENAI_API_KEY): {_short(exc)}") from exc
-            except openai.NotFoundError as exc:
-                raise LMError(f"{self.model_id}: not found (model name or URL): "
-                              f"{_short(exc)}") from exc
-            except openai.APIConnectionError as exc:  # includes APITimeoutError
-                where = self.base_url or "api.openai.com"
-                kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "cannot reach"
-                raise TransientLMError(f"{kind} {where}: {_short(exc)}") from exc
-            except openai.APIStatusError as exc:  # 429 rate limit, 408/409, 5xx
-                if _retryable_status(exc.status_code):
-                    raise TransientLMError(f"HTTP {exc.status_code}: {_short(exc)}",
-                                           _retry_after(exc)) from exc
-                raise LMError(f"{self.model_id}: HTTP {exc.status_code}: {_short(exc)}") from exc
+                mapped = api_error(exc, model_id=self.model_id, key_var=self.key_var,
+                                   where=self.base_url or "api.openai.com")
+                if mapped is None:
+                    raise
+                raise mapped from exc
         choices = []
         for ch in resp.choices:
             text = ch.message.content or ""
@@ -191,29 +190,6 @@ def _tool_call(tc: Any) -> ToolCall:
     except json.JSONDecodeError:
         args = raw
     return ToolCall(tc.function.name, args)
-
-
-def _retryable_status(status: int) -> bool:
-    return status in (408, 409, 425, 429) or status >= 500
-
-
-def _retry_after(exc: Any) -> float | None:
-    """The server's Retry-After (seconds), if it sent one."""
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    for name in ("retry-after-ms", "retry-after"):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / (1000.0 if name.endswith("-ms") else 1.0)
-        except ValueError:
-            continue
-        return seconds if 0 <= seconds <= 600 else None
-    return None
-
-
-def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:300]
 
 
 def _tools_option(model: str) -> tuple[str, str]:

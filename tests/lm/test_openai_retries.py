@@ -10,7 +10,8 @@ import pytest
 
 from play2prompt.errors import LMError
 from play2prompt.lm._base import ChatRequest
-from play2prompt.lm.openai_compat import OpenAICompatLM, _retry_after
+from play2prompt.lm.api_errors import retry_after as _retry_after
+from play2prompt.lm.openai_compat import OpenAICompatLM
 
 hx = getattr(oe, "httpx", None) or oe.httpx2  # the HTTP library the SDK uses
 URL = "http://127.0.0.1:9/v1/chat/completions"
