@@ -300,9 +300,10 @@ def _tools_file_cases() -> list[Case]:
                     ("drift", "simulate", "{special}", "-o", "{out}")):
         for special in ("{scratch}/a_folder", "/dev/null", "{scratch}/a_fifo"):
             argv = tuple(a.replace("{special}", special) for a in command)
-            cases.append(Case(f"{command[0]} {special.split('/')[-1]} as "
-                              f"{'queries' if '--queries' in command else 'tools'} file",
-                              argv, untrue="no such file"))
+            what = "queries" if "--queries" in command and \
+                command[command.index("--queries") + 1] == "{special}" else "tools"
+            cases.append(Case(f"{command[0]} {special.split('/')[-1]} as {what} file", argv,
+                              untrue="no such file"))
     return cases
 
 

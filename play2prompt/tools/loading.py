@@ -209,6 +209,8 @@ def _parse_entry(entry: Any, index: int, source: str, module: str | None) -> Too
     if not isinstance(fn, Mapping):
         raise ToolsFileError(f"{where}: field 'function' must be an object")
     name = fn.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ToolsFileError(f"{where}: field 'name' must be a text, got {type(name).__name__}")
     if not isinstance(name, str) or not name.strip():
         raise ToolsFileError(f"{where}: field 'name' is missing or empty")
     where = f"{source}: tool {name!r}"

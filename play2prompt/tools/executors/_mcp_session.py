@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.errors import ToolsFileError, require
+from play2prompt.limits import SECONDS
 from play2prompt.tools.executors._base import ToolCallError
 
 START_TIMEOUT = 30.0
@@ -72,6 +73,9 @@ class ServerSpec:
             start_timeout = float(conf.get("start_timeout", START_TIMEOUT))
         except (TypeError, ValueError):
             raise ToolsFileError(f"{where}: 'start_timeout' must be a number") from None
+        if not SECONDS.holds(start_timeout):
+            raise ToolsFileError(f"{where}: 'start_timeout' must be {SECONDS.describe()} "
+                                 f"seconds, got {start_timeout:g}")
         base = Path(base_dir) if base_dir is not None else Path.cwd()
         cwd = conf.get("cwd")
         cwd_path = (base / str(cwd)) if cwd else base
