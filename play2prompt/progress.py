@@ -59,24 +59,34 @@ class NullReporter:
 
 @dataclass
 class Track:
-    """One tool's progress: steps done of ``total`` (re-estimated as phases begin)."""
+    """One tool's progress: steps done of ``total`` (re-estimated as phases begin).
+
+    A *stretch* runs from the tool's start or a re-estimate to the next re-estimate or its
+    end: ``seg_phase`` is the phase it began in, ``seg_done`` the count then and ``seg_left``
+    the steps expected then for the rest of the tool."""
 
     total: int
     started: float
     done: int = 0
     phase: str = ""
     finished: bool = False
+    seg_phase: str = ""
+    seg_done: int = 0
+    seg_left: int = 0
 
-    def eta(self, now: float) -> float | None:
-        """Seconds left at the pace so far (None before the first step)."""
+    def left(self, spend: float) -> float:
+        """Steps still expected when the stretch takes ``spend`` of what it was expected to;
+        one at least while its bound is not reached."""
         if self.finished:
             return 0.0
-        return _eta(now - self.started, self.done, self.total)
+        spent = self.done - self.seg_done
+        return max(0.0, spend * self.seg_left - spent, min(1.0, self.total - self.done))
 
 
 @dataclass(frozen=True)
 class Overall:
-    """The run's progress across its tools."""
+    """The run's progress across its tools (``spend``: the share of what they were expected
+    to take the closed stretches took, 1.0 before any closed)."""
 
     done: int
     total: int
@@ -84,27 +94,54 @@ class Overall:
     tools: int
     elapsed: float
     eta: float | None
+    spend: float = 1.0
 
 
-def _eta(elapsed: float, done: int, total: int) -> float | None:
-    return elapsed * max(0, total - done) / done if done > 0 else None
+def _eta(elapsed: float, done: int | float, left: float) -> float | None:
+    """Seconds for ``left`` more steps at the pace so far (``done`` in ``elapsed``)."""
+    return elapsed * max(0.0, left) / done if done > 0 else None
+
+
+@dataclass
+class _Spend:
+    """Steps closed stretches took, and what they were expected to take."""
+
+    spent: int = 0
+    expected: int = 0
+
+    def add(self, spent: int, expected: int) -> None:
+        self.spent += spent
+        self.expected += max(expected, spent)
+
+    def share(self) -> float | None:
+        return self.spent / self.expected if self.expected > 0 else None
 
 
 class Tracker:
     """The bookkeeping every display shares: each tool's count, total, phase, and the run's.
 
     A count never passes its total (the total grows instead); a tool done without a counted
-    step counts its whole total at once; a done tool's total is what it took."""
+    step counts its whole total at once; a done tool's total is what it took.
+
+    The time left is the measured rate applied to the steps still expected, and those are
+    measured too: a tool's total is an upper bound (every play uses its whole try budget), so
+    each closed stretch tells what share of what it was expected to take it took, and an open
+    stretch is expected to take the share its phase took in the tools that closed it (the
+    tools run side by side, phase after phase), else the share of every closed stretch. By the
+    bounds alone ``p2p optimize`` said "4:35 left" at 28 s of a 94 s run."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.tracks: dict[str, Track] = {}
         self.began: float | None = None
+        self.closed = _Spend()
+        self.by_phase: dict[str, _Spend] = {}
 
     def start(self, tool: str, total: int) -> Track:
         now = self.clock()
         self.began = now if self.began is None else self.began
-        track = self.tracks[tool] = Track(max(0, int(total)), now)
+        total = max(0, int(total))
+        track = self.tracks[tool] = Track(total, now, seg_left=total)
         return track
 
     def advance(self, tool: str, steps: int = 1) -> Track | None:
@@ -121,7 +158,12 @@ class Tracker:
             return None
         track.phase = name
         if remaining is not None:
-            track.total = track.done + max(0, int(remaining))
+            remaining = max(0, int(remaining))
+            # the stretch was expected to take what it expected, less what is still expected
+            # after it (the rest of the tool)
+            self._close(track, track.seg_left - remaining)
+            track.total = track.done + remaining
+            track.seg_phase, track.seg_done, track.seg_left = name, track.done, remaining
         return track
 
     def done(self, tool: str) -> Track:
@@ -129,9 +171,31 @@ class Tracker:
         if track is None or track.finished:   # done before it started (e.g. from the store)
             track = self.start(tool, 0)
         if track.done == 0:
-            track.done = track.total
+            track.done = track.total          # nothing counted: nothing learnt of the pace
+        else:
+            self._close(track, track.seg_left)
         track.total, track.finished, track.phase = track.done, True, "done"
         return track
+
+    def _close(self, track: Track, expected: int) -> None:
+        spent = track.done - track.seg_done
+        if spent > 0 or expected > 0:
+            self.closed.add(spent, expected)
+            self.by_phase.setdefault(track.seg_phase, _Spend()).add(spent, expected)
+
+    def spend(self, phase: str | None = None) -> float:
+        """The share of what they were expected to take the closed stretches that began in
+        ``phase`` took (every closed stretch's where none did; 1.0 before any closed)."""
+        known = self.by_phase.get(phase or "", _Spend()).share() if phase is not None else None
+        every = self.closed.share()
+        return known if known is not None else every if every is not None else 1.0
+
+    def eta(self, track: Track, now: float | None = None) -> float | None:
+        """Seconds ``track`` has left at its pace so far (None before its first step)."""
+        if track.finished:
+            return 0.0
+        now = self.clock() if now is None else now
+        return _eta(now - track.started, track.done, track.left(self.spend(track.seg_phase)))
 
     def overall(self) -> Overall:
         now = self.clock()
@@ -139,8 +203,9 @@ class Tracker:
         done, total = sum(t.done for t in tracks), sum(t.total for t in tracks)
         elapsed = now - self.began if self.began is not None else 0.0
         finished = sum(1 for t in tracks if t.finished)
-        eta = 0.0 if finished == len(self.tracks) else _eta(elapsed, done, total)
-        return Overall(done, total, finished, len(self.tracks), elapsed, eta)
+        left = sum(t.left(self.spend(t.seg_phase)) for t in tracks)
+        eta = 0.0 if finished == len(self.tracks) else _eta(elapsed, done, left)
+        return Overall(done, total, finished, len(self.tracks), elapsed, eta, self.spend())
 
 
 def clock_text(seconds: float | None) -> str:
@@ -196,14 +261,18 @@ class RichReporter:
         track = self.tracker.tracks[tool]
         label = f"{tool} · {track.phase}" if track.phase else tool
         self.progress.update(self.tasks[tool], description=label, total=max(track.total, 1),
-                             completed=track.done)
+                             completed=track.done,
+                             deadline=self._deadline(self.tracker.eta(track)))
         self._show_overall()
+
+    def _deadline(self, eta: float | None) -> float | None:
+        return None if eta is None else self.tracker.clock() + eta
 
     def _show_overall(self) -> None:
         run = self.tracker.overall()
         self.progress.update(self.overall_task, total=max(run.total, 1), completed=run.done,
                              description=f"overall ({run.tools_done}/{run.tools} done)",
-                             visible=run.tools > 1)
+                             visible=run.tools > 1, deadline=self._deadline(run.eta))
 
 
 class PlainReporter:
@@ -282,7 +351,7 @@ class JsonReporter:
     def _emit(self, event: str, tool: str, track: Track, **extra: Any) -> None:
         now = self.tracker.clock()
         run = self.tracker.overall()
-        eta = track.eta(now)
+        eta = self.tracker.eta(track, now)
         line = {"event": event, "tool": tool, "phase": track.phase or None, "done": track.done,
                 "total": track.total, "unit": self.unit,
                 "elapsed_s": round(now - track.started, 3),
@@ -324,7 +393,8 @@ def progress_reporter(enabled: bool = True, json_lines: bool = False,
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator[Any]:
     """A rich Progress on standard error (or None when disabled): description, bar, count
-    (with the task's ``unit`` field, if any), elapsed time and time left. Where standard error
+    (with the task's ``unit`` field, if any), elapsed time and time left (a task's
+    ``deadline`` field, a monotonic time, where it has one). Where standard error
     is no terminal, its one final picture is as wide as its lines (nothing cut)."""
     if not enabled:
         yield None
@@ -349,11 +419,25 @@ def progress_bars(enabled: bool = True) -> Iterator[Any]:
             return Text(f"{int(task.completed)}/{total}{' ' + unit if unit else ''}",
                         style="progress.download")
 
+    class LeftColumn(TimeRemainingColumn):
+        """The time left: a task's own ``deadline`` (the Tracker's measured ETA, counting
+        down between events; ``-:--:--`` while unknown) or rich's estimate for a task without
+        one (a benchmark's own bars)."""
+
+        def render(self, task: Any) -> Text:
+            if "deadline" not in task.fields:
+                return super().render(task)
+            deadline = task.fields["deadline"]
+            if deadline is None:
+                return Text("-:--:--", style="progress.remaining")
+            return Text(clock_text(max(0.0, deadline - time.monotonic())),
+                        style="progress.remaining")
+
     plain = {"markup": False, "emoji": False}   # a tool's name is shown as it is
     console = Console(stderr=True, soft_wrap=True, **plain)
     if not (console.is_terminal or console.is_jupyter):
         console = Console(stderr=True, soft_wrap=True, width=WIDE, **plain)
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), CountColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+                  TimeElapsedColumn(), LeftColumn(), console=console,
                   transient=False) as prog:
         yield prog

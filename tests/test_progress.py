@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from play2prompt.progress import (
     JsonReporter,
     NullReporter,
@@ -59,7 +61,7 @@ def test_tracker_counts_re_estimates_and_finishes():
         tr.advance("a")
     a = tr.tracks["a"]
     assert (a.phase, a.done, a.total) == ("play", 5, 20)
-    assert a.eta(clock.now) == 30.0                 # 10 s for 5 of 20
+    assert tr.eta(a, clock.now) == 30.0             # 10 s for 5 of 20 (nothing closed yet)
     tr.phase("a", "docs", 2)                        # the rest re-estimated from here
     assert a.total == 7
     for _ in range(4):
@@ -88,6 +90,33 @@ def test_the_run_eta_is_the_pace_so_far():
     assert (run.done, run.total, run.elapsed, run.eta) == (20, 60, 20.0, 40.0)
     assert clock_text(run.eta) == "0:40" and clock_text(3725) == "1:02:05"
     assert clock_text(None) == "?"
+
+
+def test_the_eta_counts_what_closed_stretches_really_took():
+    """Totals are upper bounds: a stretch that took a quarter of what it was expected to makes
+    every open stretch expected to take a quarter of its own (the pace applied to that), and a
+    phase that closed in one tool sets what it is expected to take in the others."""
+    clock = Clock()
+    tr = Tracker(clock)
+    for tool in ("a", "b"):
+        tr.start(tool, 100)
+        tr.phase(tool, "play", 100)
+    clock.now += 20
+    for tool in ("a", "b"):
+        for _ in range(10):
+            tr.advance(tool)
+    assert tr.overall().eta == 20 * 180 / 20        # by the bounds alone: 180 s
+    tr.phase("a", "docs", 60)                       # play took 10 of the 40 expected of it
+    run = tr.overall()
+    assert run.spend == 0.25
+    assert run.eta == 30.0                          # b: 25 - 10 left, a: 60 / 4; 1 s a step
+    for _ in range(6):
+        tr.advance("a")
+    tr.done("a")                                    # docs took 6 of the 60 expected
+    tr.phase("b", "docs", 60)
+    assert tr.spend("docs") == 0.1 and tr.spend("demos") == tr.overall().spend
+    assert tr.eta(tr.tracks["b"], clock.now) == pytest.approx(20 / 10 * 6)
+    assert tr.overall().eta == pytest.approx(20 / 26 * 6)   # 26 steps in 20 s, 6 left
 
 
 def test_plain_lines_are_whole():
