@@ -18,7 +18,7 @@ import typer.core
 import typer.main
 
 from play2prompt.cli._common import console, console_err, table
-from play2prompt.cli._help import fill_function
+from play2prompt.cli._help import fill_app
 
 
 class BenchmarkGroup(typer.core.TyperGroup):
@@ -56,7 +56,8 @@ def _command(name: str, attribute: str) -> click.Command | None:
     if function is None:
         return None
     single = typer.Typer(add_completion=False)
-    single.command(name)(shown(fill_function(function)))
+    single.command(name)(shown(function))
+    fill_app(single)   # the common help, plain help in groups, -h
     return typer.main.get_command(single)
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from play2prompt.cli._common import console, console_err, fmt, table
+from play2prompt.cli._help import grouped
 from play2prompt.cli._interrupt import resume_hint
 from play2prompt.errors import UserError
 
@@ -17,6 +18,19 @@ if TYPE_CHECKING:
     from play2prompt.tools.model import Tool
 
 
+@grouped({
+    "Tools": "tools_file module tools benchmark subset data_dir opaque allow_side_effects",
+    "Models": "generator task_model doc_generator mode max_concurrency",
+    "Method": "preset_name method draft_rounds no_docs seed",
+    "Example search (step 1)": "width expand depth search n_e lam max_tries patience "
+                               "llm_grading holdout demos_per_tool choose_demos",
+    "Doc search (step 2)": "doc_width doc_expand doc_depth doc_batch drop_param_desc",
+    "Beyond the paper": "evidence no_evidence_notes fact_tests probe siblings sibling_pick "
+                        "set_check",
+    "Running the tools": "runner ray_address tool_timeout observation_limit",
+    "Run and output": "runs_dir run_id resume recompute reuse_calls metaprompts quiet "
+                      "json_progress",
+})
 def optimize_command(
     tools_file: Optional[Path] = typer.Argument(None, help="tools.json (or a list of specs)"),
     module: Optional[str] = typer.Option(None, help="Python module/file with the functions"),
@@ -27,26 +41,35 @@ def optimize_command(
         None, help="optimization method: play2prompt (default) | easytool (one rewrite per "
                    "tool from its doc) | draft (explore, analyse, rewrite; --draft-rounds)"),
     draft_rounds: Optional[int] = typer.Option(None, help="rounds of the draft method"),
-    generator: str = typer.Option("embedded", help="Generator model spec (G_E, G_D)"),
-    task_model: Optional[str] = typer.Option(None, help="Task model spec (M_T)"),
-    doc_generator: Optional[str] = typer.Option(None, help="Doc generator spec (G_D)"),
+    generator: str = typer.Option(
+        "embedded", help="the model that plays with the tools and writes the docs and "
+                         "examples (paper: G_E, G_D)"),
+    task_model: Optional[str] = typer.Option(None, help="the model the docs are written for, "
+                                                 "the one your agent uses (paper: M_T)"),
+    doc_generator: Optional[str] = typer.Option(None, help="the model that rewrites the docs "
+                                                    "where not the generator (paper: G_D)"),
     tools: Optional[list[str]] = typer.Option(None, "--tools", metavar="NAME,...",
                                               help="Only these tools (a comma list)"),
-    width: Optional[int] = typer.Option(None, help="W: examples kept per iteration"),
-    expand: Optional[int] = typer.Option(None, help="L: children per kept example"),
-    depth: Optional[int] = typer.Option(None, help="T: expansion rounds"),
+    width: Optional[int] = typer.Option(None, help="examples kept per round (paper: W)"),
+    expand: Optional[int] = typer.Option(None, help="new examples from each kept one (paper: L)"),
+    depth: Optional[int] = typer.Option(None, help="rounds of the example search (paper: T)"),
     search: Optional[str] = typer.Option(None, help="beam | mc (Monte Carlo ablation)"),
-    n_e: Optional[int] = typer.Option(None, "--n-e", help="N_E: query refinement rounds"),
-    lam: Optional[float] = typer.Option(None, "--lambda", help="weight of the difficulty reward"),
+    n_e: Optional[int] = typer.Option(None, "--n-e",
+                                      help="rounds refining each request (paper: N_E)"),
+    lam: Optional[float] = typer.Option(
+        None, "--lambda", help="weight of difficulty in an example's score (paper: lambda)"),
     max_tries: Optional[int] = typer.Option(None, help="tool-play try budget per invocation"),
     doc_width: Optional[int] = typer.Option(None), doc_expand: Optional[int] = typer.Option(None),
     doc_depth: Optional[int] = typer.Option(None),
     doc_batch: Optional[int] = typer.Option(None, help="examples per doc evaluation"),
-    holdout: Optional[float] = typer.Option(None, help="share of examples held out vs D0"),
-    demos_per_tool: Optional[int] = typer.Option(None, help="k demonstrations kept per tool"),
+    holdout: Optional[float] = typer.Option(None, help="share of examples held back to compare the "
+                                                     "new doc with the original (paper: D0)"),
+    demos_per_tool: Optional[int] = typer.Option(None,
+                                                 help="demonstrations kept per tool (paper: k)"),
     seed: Optional[int] = typer.Option(None),
     llm_grading: Optional[bool] = typer.Option(None, "--llm-grading/--no-llm-grading",
-                                               help="LLM grades (m2, m5); default: auto"),
+                                               help="an LLM grades requests and answers "
+                                                    "(paper: m2, m5); default: auto"),
     mode: Optional[str] = typer.Option(None, help="task model mode: function-calling|prompting"),
     patience: Optional[int] = typer.Option(None, help="early stop after N flat rounds"),
     drop_param_desc: Optional[float] = typer.Option(None, help="drop param docs with prob p"),
