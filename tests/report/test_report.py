@@ -42,10 +42,16 @@ class Structure(HTMLParser):
 
 def test_word_diff():
     ops = word_ops("Monthly payment of a loan.", "Monthly payment of a loan in percent.")
-    assert ("=", "Monthly payment of a") in ops and ("-", "loan.") in ops
-    assert ("+", "loan in percent.") in ops
-    assert diff_html("a <b>", "a c") == "a <del>&lt;b&gt;</del> <ins>c</ins>"
-    assert diff_markdown("x y", "x z") == "x ~~y~~ **z**"
+    assert ops == [("=", "Monthly payment of a loan"), ("+", " in percent"), ("=", ".")]
+    assert word_ops("the value", "the value.") == [("=", "the value"), ("+", ".")]
+    old, new = "Rate (percent), e.g. 5.", "Rate as a fraction, e.g. 0.05!"
+    pieces = word_ops(old, new)     # the pieces join back into both texts
+    assert "".join(t for op, t in pieces if op != "+") == old
+    assert "".join(t for op, t in pieces if op != "-") == new
+    assert diff_html("a <b>", "a c") == "a <del>&lt;b&gt;</del><ins>c</ins>"
+    assert diff_markdown("x y", "x z") == "x ~~y~~**z**"
+    assert diff_markdown("the value", "the value.") == "the value**.**"
+    assert diff_markdown("a b", "a c d") == "a ~~b~~**c d**"
 
 
 def test_best_per_iteration_ignores_rejected_candidates():
