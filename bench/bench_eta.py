@@ -6,7 +6,7 @@ the run's wall time the last ETA printed (the run's ``eta_s``) is compared with 
 was actually left (the points are shares of the run from its first progress line to its exit:
 the start-up before it has no ETA). The issue's bar: within 30 %.
 
-    python bench/bench_eta.py              # fake:0.05, the example tools, default, 4 in flight, 3x
+    python bench/bench_eta.py              # fake:0.2, the example tools, default, 4 in flight, 3x
     python bench/bench_eta.py --latency 0.1 --preset quick --tools loan_payment,body_mass_index
 
 Prints one table per run: the point, the elapsed time, the ETA printed, the time actually
@@ -90,7 +90,7 @@ def table(rows: list[tuple[float, float, float | None, float]], wall: float) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.05,
+    parser.add_argument("--latency", type=float, default=0.2,
                         help="seconds each fake LLM call sleeps")
     parser.add_argument("--preset", default="default")
     parser.add_argument("--tools", default=None, help="a comma list (default: every tool)")
