@@ -117,9 +117,9 @@ def test_no_secret_in_any_published_file(finished):
 
     _cli("export", run_dir, "--format", "all", "-o", project / "exports")
     exports = sorted((project / "exports").iterdir())
-    # eleven formats; the sidecars of openai, openai-responses, anthropic and the three gateway
-    # override formats
-    assert len(exports) == 17
+    # fifteen formats; the sidecars of openai, openai-responses, anthropic and the three
+    # gateway override formats
+    assert len(exports) == 21
     for path in exports:
         _no_secret(path)
     for fmt in ("openai", "markdown"):

@@ -17,8 +17,9 @@ import typer
 from play2prompt.cli._common import console_err
 
 FORMATS_HELP = ("openai | openai-responses | anthropic | mcp | dspy | python | llm | markdown, "
-                "the gateway overrides toolhive-override | toolhive-toolconfig | ces-overrides "
-                "(only the tools whose doc the run changed), or 'all' (needs -o DIR)")
+                "the agent frameworks' modules openai-agents | pydantic-ai | langchain | "
+                "llamaindex, the gateway overrides toolhive-override | toolhive-toolconfig | "
+                "ces-overrides (only the tools whose doc the run changed), or 'all' (needs -o DIR)")
 
 
 def export_command(
@@ -75,7 +76,9 @@ def _write_all(result: Any, options: Any, folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     for name in available_exporters():
-        path = folder / f"p2p_{name}{get_exporter(name).suffix}"
+        suffix = get_exporter(name).suffix
+        stem = name.replace("-", "_") if suffix == ".py" else name   # a module imports
+        path = folder / f"p2p_{stem}{suffix}"
         written = _write(result, name, options, path)
         console_err.print(f"{name}: wrote {', '.join(map(str, written))}", highlight=False,
                           markup=False)

@@ -1,7 +1,8 @@
 """Exporters: a finished run's tools, docs and demos in the formats agents consume.
 
 Exporters are a registry by name (``openai``, ``openai-responses``, ``anthropic``, ``mcp``,
-``dspy``, ``python``, ``llm``, ``markdown``, and the gateway overrides ``toolhive-override``,
+``dspy``, ``python``, ``llm``, the agent frameworks' modules ``openai-agents``, ``pydantic-ai``,
+``langchain``, ``llamaindex``, ``markdown``, and the gateway overrides ``toolhive-override``,
 ``toolhive-toolconfig``, ``ces-overrides``), imported only when used. Each format's file is
 exactly what its consumer takes; :mod:`play2prompt.emit._base` says where the demos go.
 Third-party formats register a :class:`~play2prompt.emit._base.Exporter` subclass under the
@@ -30,6 +31,10 @@ BUILTIN_EXPORTERS: dict[str, str] = {
     "dspy": "play2prompt.emit.dspy:DspyExporter",
     "python": "play2prompt.emit.python:PythonExporter",
     "llm": "play2prompt.emit.llm:LlmExporter",
+    "openai-agents": "play2prompt.emit.frameworks:OpenAIAgentsExporter",
+    "pydantic-ai": "play2prompt.emit.frameworks:PydanticAIExporter",
+    "langchain": "play2prompt.emit.frameworks:LangChainExporter",
+    "llamaindex": "play2prompt.emit.frameworks:LlamaIndexExporter",
     "markdown": "play2prompt.emit.markdown:MarkdownExporter",
     "toolhive-override": "play2prompt.emit.overrides:ToolhiveOverrideExporter",
     "toolhive-toolconfig": "play2prompt.emit.overrides:ToolhiveToolConfigExporter",

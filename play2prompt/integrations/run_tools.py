@@ -34,8 +34,9 @@ from types import ModuleType
 from typing import Any
 
 from play2prompt.emit._base import ExportOptions, ExportTool, prepare
+from play2prompt.emit.frameworks import recorded_base_dir, run_data
 from play2prompt.errors import UserError
-from play2prompt.results import RunResult, ToolResult, load_run_result
+from play2prompt.results import RunResult, load_run_result
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.executors._worker import resolve_callable
 from play2prompt.tools.model import Invocation, Tool
@@ -139,7 +140,7 @@ def run_tools(run: RunRef, module: Any = None, *, demos: bool | int = True,
     result = as_run(run, runs_dir, base_dir)
     k = None if demos is True else int(demos)
     options = ExportOptions(demos=k, original=original)
-    base = Path(base_dir) if base_dir is not None else recorded_base_dir(result.run_dir)
+    base = Path(base_dir or recorded_base_dir(result.run_dir) or Path.cwd())
     functions = _functions(module, base)
     exported = prepare(result, options)
     bound = {t.name: functions(t.name) or _python_function(t.tool, base) for t in exported}
@@ -164,31 +165,6 @@ def as_run(run: RunRef, runs_dir: Path | None = None,
             raise UserError(f"not a run's data ({type(exc).__name__}: {exc})") from exc
         return found.published()
     return load_run_result(run, runs_dir)
-
-
-def run_data(tools: Sequence[ExportTool], run: RunResult) -> dict[str, Any]:
-    """The data of a run that :func:`run_tools` reads back: the prepared tools' original
-    definitions (their executors), chosen docs and demos (the exported modules carry it)."""
-    results = {t.name: ToolResult(t.name, t.result.original, t.tool.doc, t.demos).to_dict()
-               for t in tools}
-    for data in results.values():
-        for key in ("scores", "stats", "doc_reason", "doc_changed"):
-            data.pop(key, None)
-    mode = run.config.get("task_mode")
-    return {"run_id": run.run_id, "config": {"task_mode": mode} if mode else {},
-            "tools": results}
-
-
-def recorded_base_dir(run_dir: Path) -> Path:
-    """The folder the run's executor paths are relative to (recorded at its start), else
-    the working folder."""
-    from play2prompt.store.db import DB_NAME
-    from play2prompt.store.runs import read_meta
-
-    if not (Path(run_dir) / DB_NAME).is_file():
-        return Path.cwd()
-    recorded = read_meta(run_dir).base_dir
-    return Path(recorded) if recorded else Path.cwd()
 
 
 def _functions(module: Any, base: Path) -> Callable[[str], Callable[..., Any] | None]:

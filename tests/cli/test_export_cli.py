@@ -28,10 +28,12 @@ def test_export_all_formats_to_a_folder(tmp_path):
     assert main(["export", str(run_dir), "--format", "all", "-o", str(tmp_path / "all")]) == 0
     names = sorted(p.name for p in (tmp_path / "all").iterdir())
     assert names == ["p2p_anthropic.json", "p2p_anthropic.meta.json", "p2p_ces-overrides.json",
-                     "p2p_ces-overrides.meta.json", "p2p_dspy.py", "p2p_llm.py",
-                     "p2p_markdown.md", "p2p_mcp.json", "p2p_openai-responses.json",
+                     "p2p_ces-overrides.meta.json", "p2p_dspy.py", "p2p_langchain.py",
+                     "p2p_llamaindex.py", "p2p_llm.py", "p2p_markdown.md", "p2p_mcp.json",
+                     "p2p_openai-responses.json",
                      "p2p_openai-responses.meta.json", "p2p_openai.json",
-                     "p2p_openai.meta.json", "p2p_python.py", "p2p_toolhive-override.json",
+                     "p2p_openai.meta.json", "p2p_openai_agents.py", "p2p_pydantic_ai.py",
+                     "p2p_python.py", "p2p_toolhive-override.json",
                      "p2p_toolhive-override.meta.json", "p2p_toolhive-toolconfig.json",
                      "p2p_toolhive-toolconfig.meta.json"]
     assert isinstance(json.loads((tmp_path / "all" / "p2p_openai.json").read_text()), list)

@@ -236,7 +236,9 @@ def test_python_export_calls_the_bound_tools(run, tmp_path):
 
 
 def test_every_format_is_tested_here_or_in_test_formats():
-    """(the gateway overrides are tested in test_overrides.py)"""
+    """(the gateway overrides are tested in test_overrides.py, the agent frameworks' modules
+    in tests/integrations/test_framework_exports.py)"""
     covered = {"openai", "openai-responses", "anthropic", "mcp", "dspy", "python", "llm",
-               "markdown", "toolhive-override", "toolhive-toolconfig", "ces-overrides"}
+               "markdown", "toolhive-override", "toolhive-toolconfig", "ces-overrides",
+               "openai-agents", "pydantic-ai", "langchain", "llamaindex"}
     assert set(available_exporters()) == covered
