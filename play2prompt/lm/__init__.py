@@ -1,5 +1,6 @@
 """Language models: the interface, and backends by spec string (``embedded``, ``openai:MODEL``,
-``openai-compat:URL#MODEL``, ``ollama:MODEL``, ``vllm:MODEL``, ``fake``).
+``openai-compat:URL#MODEL``, ``ollama:MODEL``, ``anthropic:MODEL``, ``litellm:PROVIDER/MODEL``,
+``vllm:MODEL``, ``fake``).
 
 Backends are imported only when a spec names them; the fake for tests is
 :mod:`play2prompt.lm.fake`.

@@ -1,7 +1,9 @@
 """Language models by spec string: ``kind[:rest]``.
 
 Built in: ``embedded`` (default), ``openai:MODEL``, ``openai-compat:URL#MODEL``,
-``ollama:MODEL``, ``vllm:MODEL`` (offline engine, extra ``vllm``) and ``fake`` (tests).
+``ollama:MODEL``, ``anthropic:MODEL`` (extra ``anthropic``), ``litellm:PROVIDER/MODEL`` (extra
+``litellm``), ``vllm:MODEL`` (offline engine, extra ``vllm``) and ``fake`` (tests). A spec may
+end in options, ``MODEL?name=value&...``, each backend naming the ones it takes.
 Third-party backends register a factory ``(rest, **options) -> LM`` under the entry-point group
 ``play2prompt.lm_backends``.
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl
 
 from play2prompt.errors import LMError, UserError
 from play2prompt.lm._base import LM, CallLog
@@ -26,6 +29,8 @@ BUILTIN_BACKENDS: dict[str, str] = {
     "openai": "play2prompt.lm.openai_compat:OpenAICompatLM.from_openai_spec",
     "openai-compat": "play2prompt.lm.openai_compat:OpenAICompatLM.from_compat_spec",
     "ollama": "play2prompt.lm.openai_compat:OpenAICompatLM.from_ollama_spec",
+    "anthropic": "play2prompt.lm.anthropic_lm:AnthropicLM.from_spec",
+    "litellm": "play2prompt.lm.litellm_lm:LiteLLMLM.from_spec",
     "vllm": "play2prompt.lm.vllm_offline:VLLMOfflineLM.from_spec",
     "fake": "play2prompt.lm.fake:from_spec",
 }
@@ -39,6 +44,22 @@ def parse_spec(spec: str) -> tuple[str, str]:
     spec = (spec or DEFAULT_SPEC).strip()
     kind, _, rest = spec.partition(":")
     return kind.strip(), rest.strip()
+
+
+def spec_options(kind: str, rest: str, allowed: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """``MODEL?name=value&...`` -> (MODEL, options); an option not in ``allowed``, a repeated
+    one or a missing model is refused in one line."""
+    model, _, query = rest.partition("?")
+    model = model.strip()
+    if not model:
+        raise LMError(f"spec '{kind}:' needs a model name, e.g. {kind}:MODEL")
+    pairs = parse_qsl(query, keep_blank_values=True) if query else []
+    options = dict(pairs)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown or len(options) < len(pairs) or any(not v for v in options.values()):
+        takes = ", ".join(f"{name}=..." for name in allowed) or "no options"
+        raise LMError(f"spec '{kind}:{rest}': bad options {query!r} (it takes {takes})")
+    return model, options
 
 
 def make_lm(spec: str, log: CallLog | None = None, **options: Any) -> LM:

@@ -1,7 +1,8 @@
 """Every registered LM backend keeps the LM contract (play2prompt.testing.lm), offline: the
 fake; DSPy's DummyLM behind the dspy backend (an entry point); the embedded model;
 openai-compat, openai and ollama against the embedded runtime's llama.cpp server on
-loopback; vllm with a fake ``vllm`` module. A backend without a supplier here fails
+loopback; vllm with a fake ``vllm`` module; anthropic and litellm (the real SDKs) against stub
+servers on loopback (tests/lm/stub_servers.py). A backend without a supplier here fails
 ``test_every_registered_backend_has_a_supplier``."""
 
 from __future__ import annotations
@@ -46,6 +47,33 @@ def _vllm(request):
     return make_lm("vllm:org/model", batch_window=0.0)
 
 
+def _stub(request, answer):
+    from tests.lm.stub_servers import StubServer
+
+    server = StubServer(answer).__enter__()
+    request.addfinalizer(lambda: server.__exit__(None, None, None))
+    return server
+
+
+def _anthropic(request):
+    from tests.extras import need
+    from tests.lm.stub_servers import answer_messages
+
+    need("anthropic", "anthropic")
+    request.getfixturevalue("monkeypatch").setenv("ANTHROPIC_API_KEY", "sk-ant-loopback")
+    return make_lm(f"anthropic:stub-model?base_url={_stub(request, answer_messages).url}")
+
+
+def _litellm(request):
+    from tests.extras import need
+    from tests.lm.stub_servers import answer_completions
+
+    need("litellm", "litellm")
+    request.getfixturevalue("monkeypatch").setenv("OPENAI_API_KEY", "sk-loopback")
+    url = _stub(request, answer_completions).url
+    return make_lm(f"litellm:openai/stub-model?api_base={url}/v1")
+
+
 def _dspy(request):
     """DSPy's own DummyLM behind the dspy: backend, answering by what the last message asks."""
     from tests.extras import need
@@ -61,7 +89,8 @@ def _dspy(request):
 
 
 SUPPLIERS = {"fake": _fake, "dspy": _dspy, "embedded": _embedded, "openai-compat": _compat,
-             "openai": _openai, "ollama": _ollama, "vllm": _vllm}
+             "openai": _openai, "ollama": _ollama, "vllm": _vllm, "anthropic": _anthropic,
+             "litellm": _litellm}
 LOCAL_MODEL = {"embedded", "openai-compat", "openai", "ollama"}   # run the embedded model
 
 
