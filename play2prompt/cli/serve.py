@@ -51,7 +51,9 @@ def mcp_command(
                               "paths relative to the folder the run was started from)"),
     module: Optional[str] = typer.Option(None, help="python module/file for tools without "
                                                     "executor (as in p2p optimize)"),
-    demos: str = typer.Option("resources", help="resources | description | none"),
+    demos: str = typer.Option("description", help="description (in each tool's description) | "
+                                                  "resources (p2p://demos/TOOL) | none; unless "
+                                                  "none, also MCP prompts TOOL-examples"),
     k: Optional[int] = typer.Option(None, "--demos-k", min=0, help="at most k demos per tool"),
     http: bool = typer.Option(False, "--http", help="streamable HTTP instead of stdio"),
     host: str = typer.Option("127.0.0.1", help="HTTP interface (loopback by default)"),

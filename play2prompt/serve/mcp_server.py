@@ -2,9 +2,16 @@
 
 Tools are executed through their executors (:class:`~play2prompt.tools.runtime.ToolRuntime`:
 arguments validated against the schema first, a bad call is an error result, never a crash).
-An agent connected to it gets the optimized docs without changing anything else. Demos are
-served as resources ``p2p://demos/<tool>`` (``demos="resources"``), appended to the
-descriptions (``"description"``), or left out (``"none"``). Transports: stdio (default) or
+An agent connected to it gets the optimized docs without changing anything else. Demos go
+where clients read them: appended to the descriptions (``demos="description"``, the default:
+every client passes a tool's description to its model), or served as resources
+``p2p://demos/<tool>`` (``"resources"``: only clients that read resources see them), or left out
+(``"none"``). Unless left out they are also MCP prompts (``prompts/list``, ``prompts/get``):
+one prompt ``<tool>-examples`` per tool with demos, the verified requests and calls as one user
+message, which clients such as Claude Desktop offer to the user. The tools are listed with the
+annotations the runtime decides on (:meth:`ToolRuntime.preflight`: the stricter of the
+recorded and the server's live ones), and the server names itself ``play2prompt`` at the
+package's version. Transports: stdio (default) or
 streamable HTTP bound to loopback. Every answer (descriptions, schemas, demos, tool outputs and
 errors) goes through the run's scrubber. Needs the ``mcp`` extra (the official SDK, version 2).
 """
@@ -31,7 +38,8 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 from play2prompt.tools.preflight import check_tools_start
 from play2prompt.tools.runtime import ToolRuntime
 
-DEMO_MODES = ("resources", "description", "none")
+DEMO_MODES = ("description", "resources", "none")
+PROMPT_NAME = "{name}-examples"
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,7 @@ class ServedTools:
     """What the server exposes: the tools (optimized docs applied) and their demos."""
 
     tools: tuple[ExportTool, ...]
-    demo_mode: str = "resources"
+    demo_mode: str = "description"
     skipped: tuple[str, ...] = ()   # run tools absent from the given tools file
     scrubber: Scrubber = field(default_factory=Scrubber)  # every answer goes through it
 
@@ -54,7 +62,7 @@ class ServedTools:
 
 
 def served_tools(run: RunResult, tools: Sequence[Tool] | None = None,
-                 demo_mode: str = "resources", demos: int | None = None) -> ServedTools:
+                 demo_mode: str = "description", demos: int | None = None) -> ServedTools:
     """The run's tools (or ``tools``, e.g. from a tools.json) with the run's docs and demos.
 
     A tool of ``tools`` the run did not optimize is served with its own documentation.
@@ -131,22 +139,54 @@ def original_listing(tool: Tool, scrubber: Scrubber) -> dict[str, Any]:
     return fields
 
 
+def demo_prompts(served: ServedTools) -> dict[str, ExportTool]:
+    """Prompt name -> tool, for each served tool with demos."""
+    return {PROMPT_NAME.format(name=t.name): t for t in served.tools if t.demos}
+
+
+def prompt_listing(tool: ExportTool, scrubber: Scrubber) -> Any:
+    """The ``Prompt`` entry of ``prompts/list`` for a tool's demos."""
+    import mcp_types as types
+
+    return types.Prompt(name=PROMPT_NAME.format(name=tool.name),
+                        title=f"Examples of {tool.name}",
+                        description=scrubber.text(f"Verified example requests and the calls of "
+                                                  f"{tool.name} that answer them"))
+
+
+def prompt_result(tool: ExportTool, scrubber: Scrubber) -> Any:
+    """The ``prompts/get`` answer for a tool's demos: one user message with them."""
+    import mcp_types as types
+
+    text = scrubber.text(f"Examples of requests and the calls of the tool {tool.name} that "
+                         f"answer them (verified by running the tool):\n\n{tool.demos_text()}")
+    return types.GetPromptResult(
+        description=f"Verified examples for {tool.name}",
+        messages=[types.PromptMessage(role="user",
+                                      content=types.TextContent(type="text", text=text))])
+
+
 def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2prompt") -> Any:
-    """The low-level MCP server (``mcp.server.lowlevel.Server``) over ``served``."""
+    """The low-level MCP server (``mcp.server.lowlevel.Server``) over ``served``; the tools
+    listed with the runtime's annotations (after its :meth:`~ToolRuntime.preflight`)."""
     require("mcp", "mcp", "p2p mcp")
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
+    from play2prompt import __version__
+
     tools = served.by_name()
     resources = {DEMOS_URI.format(name=t.name): t for t in tools.values()
                  if t.demos and served.demo_mode == "resources"}
+    prompts = demo_prompts(served)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
+        await asyncio.to_thread(runtime.preflight)     # once: the live annotations
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, description=served.description(t),
                        input_schema=served.scrubber.value(dict(t.tool.parameters)),
-                       **original_listing(t.tool, served.scrubber))
+                       **original_listing(runtime.tools.get(t.name, t.tool), served.scrubber))
             for t in tools.values()])
 
     async def call_tool(ctx: Any, params: Any) -> Any:
@@ -171,9 +211,20 @@ def build_server(served: ServedTools, runtime: ToolRuntime, name: str = "play2pr
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=str(params.uri), mime_type="application/json", text=text)])
 
-    return Server(name, version="1", instructions="Tools documented by play2prompt.",
+    async def list_prompts(ctx: Any, params: Any) -> Any:
+        return types.ListPromptsResult(prompts=[prompt_listing(t, served.scrubber)
+                                                for t in prompts.values()])
+
+    async def get_prompt(ctx: Any, params: Any) -> Any:
+        tool = prompts.get(params.name)
+        if tool is None:
+            raise MCPError(-32602, f"no prompt {params.name!r}")
+        return prompt_result(tool, served.scrubber)
+
+    return Server(name, version=__version__, instructions="Tools documented by play2prompt.",
                   on_list_tools=list_tools, on_call_tool=call_tool,
-                  on_list_resources=list_resources, on_read_resource=read_resource)
+                  on_list_resources=list_resources, on_read_resource=read_resource,
+                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
 def _check_sdk() -> None:
@@ -208,6 +259,7 @@ def run_server(served: ServedTools, base_dir: Path, *, transport: str = "stdio",
                           lenient=True)
     try:
         check_tools_start(served.runtime_tools(), ctx)
+        runtime.preflight()     # clients are told the annotations the runtime decides on
     except BaseException:
         runtime.close()
         raise

@@ -71,7 +71,8 @@ def test_p2p_mcp_overlays_an_mcp_server(tmp_path, capsys):
     by_name = {t.name: t for t in listed}
     assert set(by_name) == {"recent_notes", "erase_note"}
     recent = by_name["recent_notes"]
-    assert recent.description == OPTIMIZED.description                 # the run's doc
+    assert recent.description.startswith(OPTIMIZED.description + "\n\n")  # the run's doc
+    assert "Three please" in recent.description                  # and its demo (the default)
     assert recent.input_schema["properties"]["max_count"]["description"] == \
         OPTIMIZED.params["max_count"]
     assert recent.title == "Recent notes"                               # the server's own

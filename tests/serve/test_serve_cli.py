@@ -60,6 +60,6 @@ def test_serve_and_mcp_input_errors(tmp_path, capsys):
     assert main(["serve", str(run_dir), str(run_dir)]) == 2
     assert "mounted twice" in capsys.readouterr().err
     assert main(["mcp", str(run_dir), "--demos", "everywhere"]) == 2
-    assert "demo mode must be one of resources, description, none" in capsys.readouterr().err
+    assert "demo mode must be one of description, resources, none" in capsys.readouterr().err
     assert main(["mcp", str(run_dir), "--tools", str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
