@@ -36,37 +36,40 @@ def identifier(name: str) -> str:
     return ident + "_" if keyword.iskeyword(ident) else ident
 
 
-def annotation(schema: Mapping[str, Any] | None) -> str:
-    """A Python type annotation for a JSON Schema."""
+def annotation(schema: Mapping[str, Any] | None, typing: str = "") -> str:
+    """A Python type annotation for a JSON Schema (``typing``: how the module reaches the
+    ``typing`` names, e.g. ``"_t."`` for ``_t.Any``)."""
+    any_ = f"{typing}Any"
     if not isinstance(schema, Mapping):
-        return "Any"
+        return any_
     enum = schema.get("enum")
     if isinstance(enum, list) and enum and all(isinstance(v, (str, int, bool)) for v in enum):
-        return "Literal[" + ", ".join(repr(v) for v in enum) + "]"
+        return f"{typing}Literal[" + ", ".join(repr(v) for v in enum) + "]"
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
-            return _union([annotation(s) for s in schema[key]])
+            return _union([annotation(s, typing) for s in schema[key]], any_)
     kind = schema.get("type")
     if isinstance(kind, list):
-        return _union([annotation({**schema, "type": k}) for k in kind])
+        return _union([annotation({**schema, "type": k}, typing) for k in kind], any_)
     if kind == "array":
         items = schema.get("items")
-        return f"list[{annotation(items) if items else 'Any'}]"
-    return _SIMPLE.get(kind, "Any") if isinstance(kind, str) else "Any"
+        return f"list[{annotation(items, typing) if items else any_}]"
+    simple = _SIMPLE.get(kind, "Any") if isinstance(kind, str) else "Any"
+    return simple.replace("Any", any_)
 
 
-def _union(parts: Sequence[str]) -> str:
+def _union(parts: Sequence[str], any_: str = "Any") -> str:
     unique = list(dict.fromkeys(parts))
-    return "Any" if "Any" in unique else " | ".join(unique)
+    return any_ if any_ in unique else " | ".join(unique)
 
 
-def _parameter(name: str, schema: Mapping[str, Any], required: bool) -> str:
-    ann = annotation(schema)
+def _parameter(name: str, schema: Mapping[str, Any], required: bool, typing: str = "") -> str:
+    ann = annotation(schema, typing)
     if required:
         return f"{identifier(name)}: {ann}"
     if "default" in schema and isinstance(schema["default"], (str, int, float, bool, type(None))):
         return f"{identifier(name)}: {ann} = {schema['default']!r}"
-    optional = ann if ann == "Any" or "None" in ann.split(" | ") else f"{ann} | None"
+    optional = ann if ann == f"{typing}Any" or "None" in ann.split(" | ") else f"{ann} | None"
     return f"{identifier(name)}: {optional} = None"
 
 
