@@ -14,7 +14,9 @@ record) and its outputs. The hash covers everything that changes an item's answe
 model, mode, temperature, seed, prompts, variant, demos, dropout), so running the same command
 again resumes a killed evaluation and a larger ``limit`` reuses the items already done. When
 every item is skipped (each ground truth failed or was refused) the outputs are written and the
-evaluation fails on one line (:func:`check_evaluated`): nothing was evaluated.
+evaluation fails on one line (:func:`check_evaluated`): nothing was evaluated. An evaluation
+of a run's prompts is recorded in that run (:mod:`~play2prompt.evaluation.attached`), so the
+run's report finds it wherever its folder is.
 """
 
 from __future__ import annotations
@@ -246,7 +248,25 @@ async def evaluate_async(suite: EvalSuite, options: EvalOptions | None = None,
                                    summary)
         write_outputs(result, Path(out_dir), suite.notes, ctx.scrubber)
         check_evaluated(result, Path(out_dir))
+    if run is not None:
+        attach_to_run(run.run_dir, Path(out_dir), suite.name)
     return result, Path(out_dir)
+
+
+def attach_to_run(run_dir: Path, out_dir: Path, suite: str) -> None:
+    """Record the evaluation folder in the run whose prompts it evaluated (``p2p report``
+    finds it there, wherever ``-o`` put it); a run folder that cannot be written to is
+    warned about, the evaluation stands."""
+    import logging
+
+    from play2prompt.evaluation.attached import record_evaluation
+
+    try:
+        record_evaluation(run_dir, out_dir, suite)
+    except OSError as exc:
+        logging.getLogger("play2prompt.evaluation").warning(
+            "%s: not recorded in the run (%s); p2p report %s --eval %s shows it",
+            out_dir, exc, run_dir, out_dir)
 
 
 

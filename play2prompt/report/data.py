@@ -4,8 +4,9 @@ Per tool: the original and the optimized doc, the kept demos with the outputs th
 when executed, the best example reward and the doc score per iteration (from the candidates
 table), and tool play's invocation success rate. For the run: its cost over every session
 (calls, tokens, wall time, cache hits) and the evaluations that used its prompts (recorded in
-its own store by ``p2p sweep``, or ``runs/eval-*`` folders whose ``prompts`` is the run), each
-once (:mod:`~play2prompt.report.evals`).
+its own store by ``p2p sweep``, the evaluation folders recorded in the run by ``p2p eval
+--prompts RUN``, or ``runs/eval-*`` folders whose ``prompts`` is the run), each once
+(:mod:`~play2prompt.report.evals`).
 Everything is scrubbed: the result as :func:`load_run_result` reads it, the rest with the same
 scrubber (the store keeps raw outputs).
 """
@@ -138,19 +139,29 @@ def folder_evals(folder: Path, run_id: str | None = None) -> list[dict[str, Any]
     return [e for e in found if run_id is None or str(e["config"].get("prompts")) == run_id]
 
 
+def _folder_evals(folder: Path, run_id: str) -> list[dict[str, Any]]:
+    """A found folder's evaluations of this run's prompts; none from an unreadable one."""
+    try:
+        return folder_evals(folder, run_id)
+    except Exception:  # noqa: BLE001 - an unreadable folder is not this report's concern
+        return []
+
+
 def attached_evals(store: RunStore, run_id: str, runs_dir: Path,
-                   folders: Sequence[Path] = (), scrubber: Scrubber | None = None
-                   ) -> list[EvalView]:
+                   folders: Sequence[Path] = (), scrubber: Scrubber | None = None,
+                   run_dir: Path | None = None) -> list[EvalView]:
     """Evaluations of this run's prompts, each once: its own store's (sweeps record theirs
-    there), ``runs/eval-*`` folders' whose ``prompts`` is the run, and ``folders``'."""
+    there), the folders recorded in ``run_dir`` (``p2p eval --prompts RUN``, wherever ``-o``
+    put them), ``runs/eval-*`` folders' whose ``prompts`` is the run, and ``folders``'."""
+    from play2prompt.evaluation.attached import recorded_folders
+
     found = _records(store, "run")
-    for db in sorted(Path(runs_dir).glob(f"eval-*/{DB_NAME}")):
-        if db.parent.resolve() in {Path(f).resolve() for f in folders}:
-            continue
-        try:
-            found += folder_evals(db.parent, run_id)
-        except Exception:  # noqa: BLE001 - an unreadable folder is not this report's concern
-            continue
+    given = {Path(f).resolve() for f in folders}
+    searched = [*(recorded_folders(run_dir) if run_dir is not None else []),
+                *(db.parent for db in sorted(Path(runs_dir).glob(f"eval-*/{DB_NAME}")))]
+    for folder in dict.fromkeys(f.resolve() for f in searched):
+        if folder not in given:
+            found += _folder_evals(folder, run_id)
     for folder in folders:
         evals = [e for e in folder_evals(folder) if e["config"].get("prompts")]
         other = {str(e["config"]["prompts"]) for e in evals} - {run_id}
@@ -175,7 +186,7 @@ def collect(ref: str | Path, runs_dir: Path | None = None,
         tools = [tool_view(store, r, scrubber) for r in result.tools.values()]
         cost = run_cost(store, result)
         evals = attached_evals(store, result.run_id, Path(runs_dir or run_dir.parent),
-                               eval_dirs, scrubber)
+                               eval_dirs, scrubber, run_dir)
     finally:
         store.close()
     return RunReport(result.run_id, run_dir, meta, tools, cost, evals)
