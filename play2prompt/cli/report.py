@@ -51,10 +51,11 @@ def report_command(
     if tool or oracle:
         raise UserError("--tool and --oracle go with several runs or --sweep")
     files = build_report(runs[0], runs_dir, out, evals or ())
-    charts = sum(len(c) for c in files.charts.values())
-    console.print(files.sentence, highlight=False)
-    console.print(f"report: {files.html} (self-contained), {files.markdown}, {charts} chart(s) "
-                  f"in {files.html.parent / 'plots'}", highlight=False)
+    charts = files.charts
+    drawn = charts.why_none or f"{charts.count} chart(s) in {files.html.parent / 'plots'}"
+    console.print(files.sentence, highlight=False, markup=False)
+    console.print(f"report: {files.html} (self-contained), {files.markdown}, {drawn}",
+                  highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,8 @@
 - :mod:`~play2prompt.report.evals`: the evaluations of the run's prompts, each once;
 - :mod:`~play2prompt.report.summary`: the first screen, did the run help (headline, per tool);
 - :mod:`~play2prompt.report.diff`: word diffs of the docs;
-- :mod:`~play2prompt.report.plots`: the charts (one PNG per chart with enough points);
+- :mod:`~play2prompt.report.plots`: the charts (the run's play and examples per tool, each
+  tool's search curves from two iterations on), or one line saying why there is none;
 - :mod:`~play2prompt.report.compare`: several methods' docs side by side (runs or a sweep);
 - :mod:`~play2prompt.report.render`: HTML (Jinja2 templates in ``templates/``);
 - :mod:`~play2prompt.report.markdown`: Markdown.
@@ -16,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from play2prompt.report.plots import Charts
+
 
 @dataclass(frozen=True)
 class ReportFiles:
     html: Path
     markdown: Path
-    charts: dict[str, dict[str, Path]] = field(default_factory=dict)
+    charts: Charts = field(default_factory=Charts)
     headline: str = ""            # the report's first line: what changed, what it gained
     verdict: str | None = None    # helped, hurt, no clear difference (None: not compared)
 

@@ -10,6 +10,7 @@ from typing import Any
 from play2prompt.report.compare import Comparison
 from play2prompt.report.data import RunReport, ToolView
 from play2prompt.report.diff import diff_markdown
+from play2prompt.report.plots import Charts, no_chart_lines
 from play2prompt.report.render import (
     COST_COLUMNS,
     PAIR_COLUMNS,
@@ -19,7 +20,6 @@ from play2prompt.report.render import (
     fmt,
     pair_rows,
     play_row,
-    search_lines,
 )
 from play2prompt.report.summary import FirstScreen, cost_items, first_screen, pct
 
@@ -58,15 +58,22 @@ def _tool_markdown(view: ToolView, charts: Mapping[str, Path], base: Path) -> li
              f"### What tool play established ({len(view.facts)})", "",
              table(["parameter", "kind", "fact"], [list(f) for f in view.facts]), "",
              "### Search", ""]
-    for line in search_lines(view, charts):
+    for line in no_chart_lines(view, charts):
         lines += [line, ""]
     lines += [f"![{label}]({path.relative_to(base).as_posix()})"
               for label, path in charts.items()]
     return [*lines, ""]
 
 
-def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
-                    base: Path) -> str:
+def _charts_markdown(charts: Charts, base: Path) -> list[str]:
+    """The run's charts (or why there is none), as linked files."""
+    if charts.why_none:
+        return [charts.why_none, ""]
+    return [*(f"![{label}]({path.relative_to(base).as_posix()})"
+              for label, path in charts.run.items()), ""]
+
+
+def render_markdown(report: RunReport, charts: Charts, base: Path) -> str:
     screen = first_screen(report)
     lines = [f"# Run {report.run_id}", "", *first_screen_markdown(screen),
              "## Cost", "", table(["", "value"], cost_items(report.cost)), ""]
@@ -76,8 +83,9 @@ def render_markdown(report: RunReport, charts: Mapping[str, Mapping[str, Path]],
         if t["pair_rows"]:
             lines += [table(t["pair_cols"], t["pair_rows"]), ""]
         lines += [table(t["acc_cols"], t["acc_rows"]), ""]
+    lines += ["## Tool play and example search", "", *_charts_markdown(charts, base)]
     for view in report.tools:
-        lines += _tool_markdown(view, charts.get(view.result.name, {}), base)
+        lines += _tool_markdown(view, charts.of(view.result.name), base)
     return "\n".join(lines)
 
 

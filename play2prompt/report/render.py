@@ -23,7 +23,7 @@ from play2prompt.report.compare import Comparison
 from play2prompt.report.data import DemoView, RunReport, ToolView
 from play2prompt.report.diff import diff_html
 from play2prompt.report.evals import EvalView, SideScore, side_label
-from play2prompt.report.plots import MIN_POINTS, SERIES, points
+from play2prompt.report.plots import Charts, no_chart_lines
 from play2prompt.report.summary import (
     HELPED,
     HURT,
@@ -83,22 +83,6 @@ def demo_rows(demos: Sequence[DemoView]) -> list[list[str]]:
 def play_row(view: ToolView) -> list[Any]:
     play = view.play
     return [play.get("attempts"), play.get("valid_invocations"), play.get("success_rate")]
-
-
-def search_lines(view: ToolView, charted: Mapping[str, Path]) -> list[str]:
-    """The series too short for a chart, in words (``doc score per iteration: 0.67``)."""
-    lines = []
-    for key, values in (("rewards", view.example_rewards), ("doc_scores", view.doc_scores)):
-        if key in charted:
-            continue
-        title = SERIES[key][0]
-        if points(values) == 0:
-            lines.append(f"{title}: no search")
-        else:
-            shown = ", ".join(fmt(v) for v in values)
-            lines.append(f"{title} per iteration: {shown} (a chart needs {MIN_POINTS} "
-                         f"iterations)")
-    return lines
 
 
 PAIR_COLUMNS = ["side", "accuracy", "wins vs original", "losses", "McNemar p"]
@@ -180,7 +164,7 @@ def _tool(view: ToolView, charts: Mapping[str, Path]) -> dict[str, Any]:
     return {"name": r.name, "changed": r.doc_changed, "reason": r.doc_reason,
             "diffs": [(f, Markup(diff_html(a, b))) for f, a, b in doc_rows(view)],
             "demo_rows": demo_rows(view.demos), "play": play_row(view),
-            "facts": [list(f) for f in view.facts], "search": search_lines(view, charts),
+            "facts": [list(f) for f in view.facts], "search": no_chart_lines(view, charts),
             "charts": [(p.stem, _data_uri(p)) for p in charts.values()]}
 
 
@@ -188,7 +172,7 @@ def _data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
 
-def render_html(report: RunReport, charts: Mapping[str, Mapping[str, Path]]) -> str:
+def render_html(report: RunReport, charts: Charts) -> str:
     screen = first_screen(report)
     per_tool = screen.per_tool
     return environment().get_template("report.html.j2").render(
@@ -201,7 +185,9 @@ def render_html(report: RunReport, charts: Mapping[str, Mapping[str, Path]]) -> 
                    for t in screen.tools],
         cost=cost_items(report.cost),
         evals=[eval_tables(ev, ev is screen.evaluation) for ev in report.evals],
-        tools=[_tool(v, charts.get(v.result.name, {})) for v in report.tools],
+        tools=[_tool(v, charts.of(v.result.name)) for v in report.tools],
+        run_charts=[(p.stem, _data_uri(p)) for p in charts.run.values()],
+        why_no_chart=charts.why_none,
         config_json=json.dumps(report.meta.get(Meta.CONFIG, {}), indent=2, default=str))
 
 

@@ -85,12 +85,17 @@ def test_cost_in_words(runs, tmp_path):
         "prompt tokens": "123,455", "wall time": "12.3 s"}
 
 
-def test_no_chart_without_enough_points(runs, tmp_path):
+def test_a_short_run_draws_what_it_has(runs, tmp_path):
     files = build_report(RUN_ID, runs, tmp_path / "out")
-    assert files.charts == {} and "<img" not in files.html.read_text()
+    # the run's play and examples, and each tool's two-iteration reward curve; a doc score
+    # of one iteration is a value in words
+    assert list(files.charts.run) == ["play-and-examples"]
+    assert {t: list(c) for t, c in files.charts.tools.items()} == {
+        t: ["rewards"] for t in ("convert_units", "add_days", "loan_payment")}
+    assert files.html.read_text().count("<img") == files.charts.count == 4
     md = files.markdown.read_text()
-    assert "best example reward per iteration: 1.00, 2.00 (a chart needs 3 iterations)" in md
-    assert "](plots/" not in md
+    assert md.count("doc score: 0.50, one iteration scored: no curve") == 3
+    assert "](plots/play-and-examples.png)" in md and "](plots/add_days-example-reward.png)" in md
 
 
 def test_not_evaluated(tmp_path):

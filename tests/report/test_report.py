@@ -78,29 +78,16 @@ def test_report_from_a_stored_run(tmp_path):
     assert parser.errors == [] and parser.stack == []
     assert parser.counts["html"] == parser.counts["body"] == 1
     assert {f"tool-{t}" for t in tools} <= parser.ids
-    # A quick run's search is one or two iterations: no chart, its values in words.
-    assert files.charts == {} and parser.img_sources == []
+    # A quick run: the run's play and examples; a curve where a search has two iterations
+    assert "play-and-examples" in files.charts.run
+    assert len(parser.img_sources) == files.charts.count
     for needle in ("invocation success rate", "executed output", "<ins>", "wall time",
                    "LLM calls answered from the cache", "Evaluations", "original exec %",
-                   "(a chart needs 3 iterations)", 'id="headline"'):
+                   'id="headline"', 'id="search"'):
         assert needle in html, needle
     # the sweep recorded its comparison in the run's store: the first screen shows it
     assert "(+2/-0, p=0.50)" in files.headline and files.verdict == "no clear difference"
     md = files.markdown.read_text()
     for tool in tools:
         assert f"## {tool}" in md
-    assert "](plots/" not in md
-
-
-def test_charts_only_with_enough_points(tmp_path):
-    from play2prompt.report.data import RunReport, ToolView
-    from play2prompt.report.plots import write_charts
-    from tests.report.fake_run import _result
-
-    def view(rewards, scores):  # noqa: ANN001, ANN202
-        return ToolView(_result("add_days", False, 0), (), rewards, scores, {})
-
-    report = RunReport("r", tmp_path, {}, [view((1.0, None, 2.0, 3.0), (0.5, 0.6))], {})
-    charts = write_charts(report, tmp_path / "plots")
-    assert list(charts) == ["add_days"] and list(charts["add_days"]) == ["rewards"]
-    assert charts["add_days"]["rewards"].read_bytes().startswith(b"\x89PNG")
+    assert "](plots/play-and-examples.png)" in md
