@@ -26,13 +26,13 @@ from play2prompt.store.db import RunStore
 from play2prompt.store.meta import EVAL_KIND, Meta
 from play2prompt.store.runs import default_runs_dir
 from play2prompt.sweep import ablation
+from play2prompt.sweep.plots import write_plots
 from play2prompt.sweep.space import ORACLE_VARIANT
 from play2prompt.sweep.study import LoopState, SweepSpec, completed_rows, open_study, run_loop
 from play2prompt.sweep.tables import (
     cost_summary,
     summary_table,
     trials_table,
-    write_plots,
     write_tables,
 )
 from play2prompt.sweep.target import SweepTarget

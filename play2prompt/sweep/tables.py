@@ -1,6 +1,7 @@
-"""A sweep's tables (one row per trial; the paper-style variant x category summary with each
-method's optimization cost and its paired test against the original docs; cost) and plots
-(accuracy per variant; accuracy vs LLM calls with the cost/benefit frontier)."""
+"""A sweep's tables: one row per trial; the paper-style method x category summary with each
+method's optimization cost and its paired test against the original docs; cost. Each variant
+is named by its method (:func:`method_name`: ``full`` is P2P) here and in the plots
+(:mod:`~play2prompt.sweep.plots`)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,27 @@ OVERALL = "overall"
 # and the share of the oracle's gain it recovers.
 COST_COLUMNS = ("opt calls", "opt tokens")
 PAIRED_COLUMNS = ("wins", "losses", "McNemar p", "headroom %")
+# the summary's columns that are neither a category nor a swept setting
+SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials", *COST_COLUMNS, *PAIRED_COLUMNS)
+
+
+def method_name(variant: Any) -> str:
+    """What the tables and charts call a variant: the method's name (``full`` is P2P)."""
+    return VARIANTS[variant].label if variant in VARIANTS else str(variant)
+
+
+def _named(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row with its method's name beside the variant (a study's older rows carry it as
+    ``label``)."""
+    head = {k: row[k] for k in ("trial", "variant") if k in row}
+    if "variant" in row:
+        head["method"] = method_name(row["variant"])
+    return {**head, **{k: v for k, v in row.items() if k not in (*head, "label")}}
 
 
 def trials_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows))
+    """One row per trial; ``method`` names its variant as the summary and the plots do."""
+    return pd.DataFrame([_named(r) for r in rows])
 
 
 def categories_of(df: pd.DataFrame) -> list[str]:
@@ -168,46 +186,6 @@ def pareto_front(df: pd.DataFrame, x: str = "llm_calls", y: str = "accuracy") ->
             keep.append(idx)
             best = row[y]
     return df.loc[keep].sort_values(x)
-
-
-def write_plots(df: pd.DataFrame, summary: pd.DataFrame, out_dir: Path) -> dict[str, Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"accuracy_per_variant": out_dir / "accuracy_per_variant.png",
-             "accuracy_vs_calls": out_dir / "accuracy_vs_calls.png"}
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    groups = [c for c in summary.columns if c not in _SUMMARY_FIXED
-              and c not in categories_of(df)]
-    labels = [" ".join([str(r["method"]), *(f"{c}={r[c]}" for c in groups)])
-              for r in summary.to_dict("records")]
-    ax.bar(range(len(labels)), summary[OVERALL].fillna(0).tolist(), color="#4C72B0")
-    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("accuracy per variant (all queries)")
-    fig.tight_layout()
-    fig.savefig(paths["accuracy_per_variant"], dpi=100)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for name in df["variant"].unique():
-        part = df[df["variant"] == name]
-        ax.scatter(part["llm_calls"], part["accuracy"], label=name, alpha=0.8)
-    front = pareto_front(df)
-    ax.plot(front["llm_calls"], front["accuracy"], "k--", linewidth=1, label="frontier")
-    ax.set_xlabel("LLM calls of the configuration (optimization + evaluation)")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("accuracy vs LLM calls")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(paths["accuracy_vs_calls"], dpi=100)
-    plt.close(fig)
-    return paths
-
-
-_SUMMARY_FIXED = ("method", AVERAGE, OVERALL, "trials", *COST_COLUMNS, *PAIRED_COLUMNS)
 
 
 def write_tables(df: pd.DataFrame, summary: pd.DataFrame, cost: Mapping[str, Any],

@@ -242,7 +242,7 @@ def trial_row(number: int, plan: TrialPlan, opt: OptInfo, result: EvalResult,
     acc = accuracy_table(result)
     base, var = result.sides[0], result.sides[-1]
     row: dict[str, Any] = {"trial": number, "variant": plan.variant.name,
-                           "label": plan.variant.label}
+                           "method": plan.variant.label}
     row.update({k: v for k, v in plan.params.items() if k != "variant"})
     row.update({"demos": plan.demos, "run_id": opt.run_id, "opt_status": opt.status})
     by_cat = {r["category"]: r for r in acc.to_dict("records")}
