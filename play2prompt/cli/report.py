@@ -23,8 +23,9 @@ def report_command(
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="output folder "
                                                                  "(default: <run>/report)"),
     evals: Optional[list[Path]] = typer.Option(
-        None, "--eval", help="an evaluation folder of this run's prompts (p2p eval ... "
-        "--prompts RUN -o DIR) kept outside --runs-dir; those in it are found (repeatable)"),
+        None, "--eval", help="an evaluation folder of this run's prompts that is not recorded "
+        "in the run (p2p eval ... --prompts RUN records its folder there, wherever -o puts "
+        "it; runs/eval-* folders are found too) (repeatable)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR",
                                   help="where runs and evaluation folders are"),
 ) -> None:
