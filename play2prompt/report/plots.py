@@ -67,7 +67,7 @@ def _pyplot() -> Any:
 def _save(fig: Any, path: Path) -> Path:
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, bbox_inches="tight")    # a legend below the axes included
     _pyplot().close(fig)
     return path
 
@@ -121,7 +121,10 @@ def _stacked(ax: Any, names: Sequence[str], parts: Sequence[tuple[str, str, list
     ax.set_xlim(0, max([*left, 1]) * 1.05)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.6 / len(names)),
+    from matplotlib.transforms import offset_copy
+
+    below = offset_copy(ax.transAxes, ax.figure, y=-18, units="points")  # under the ticks
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
               ncol=len(parts), frameon=False)
 
 
@@ -131,7 +134,7 @@ def run_chart(report: RunReport, path: Path) -> Path:
     play = [play_counts(v) for v in report.tools]
     examples = [example_counts(v) for v in report.tools]
     fig, (left, right) = _pyplot().subplots(
-        1, 2, figsize=(8.0, 1.3 + 0.32 * len(names)), sharey=True)
+        1, 2, figsize=(8.0, 0.8 + 0.32 * len(names)), sharey=True)
     _stacked(left, names, [("valid call", "#4C72B0", [p[0] for p in play]),
                            ("failed", "#C44E52", [p[1] for p in play])], "tool play: attempts")
     _stacked(right, names, [("verified", "#55A868", [e[0] for e in examples]),
