@@ -41,7 +41,8 @@ setup: $(MODEL_STAMP)
 # The demo runs the model whose gain was measured (Qwen2.5-Coder-1.5B as generator and task
 # model) on three example tools whose thin docs hide a unit, a code list and a scale, then
 # evaluates original against optimized docs on the example queries of those tools (never seen
-# by the run) and prints the table with the paired test. DEMO_MODEL / DEMO_TOOLS to change it.
+# by the run), prints the table with the paired test, and ends with the report's path.
+# DEMO_MODEL / DEMO_TOOLS to change it.
 DEMO_MODEL ?= qwen2.5-coder-1.5b
 DEMO_TOOLS ?= convert_units,convert_currency,body_mass_index
 DEMO_RUN   := $(or $(DEMO_RUN),demo-$(shell date +%Y%m%d-%H%M%S))
@@ -52,6 +53,7 @@ demo:
 	    --generator embedded:$(DEMO_MODEL) --run-id $(DEMO_RUN)
 	$(BIN)/p2p eval tools examples/tools.json --queries examples/queries.jsonl \
 	    --tools $(DEMO_TOOLS) --prompts $(DEMO_RUN) --task-model embedded:$(DEMO_MODEL)
+	$(BIN)/p2p report $(DEMO_RUN)
 
 # -rs: every skipped test says why. P2P_REQUIRE_EXTRAS: a test needing an extra of EXTRAS fails
 # instead of skipping when it is missing.

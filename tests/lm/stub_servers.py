@@ -160,6 +160,8 @@ def as_chat_request(body: Mapping[str, Any]) -> ChatRequest:
         messages.append({"role": "system", "content": body["system"]})
     for turn in body["messages"]:
         blocks = turn["content"]
+        if isinstance(blocks, str):               # the API's short form of one text block
+            blocks = [{"type": "text", "text": blocks}]
         text = "".join(b["text"] for b in blocks if b["type"] == "text")
         calls = [{"id": b["id"], "type": "function", "function": {
             "name": b["name"], "arguments": json.dumps(b["input"])}}
