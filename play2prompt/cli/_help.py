@@ -15,6 +15,7 @@ always wins.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,8 @@ import typer.core
 from typer.models import ParameterInfo
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+# a repeatable option's or a variadic argument's metavar names its items: <list[Path]> -> <path>
+_LIST_METAVAR = re.compile(r"<list\[(\w+)\]>")
 
 
 class PanelCommand(typer.core.TyperCommand):
@@ -36,6 +39,8 @@ class PanelCommand(typer.core.TyperCommand):
             record = param.get_help_record(ctx)
             if record is None:
                 continue
+            record = (_LIST_METAVAR.sub(lambda m: f"<{m.group(1).lower()}>", record[0]),
+                      record[1])
             name = "Arguments" if param.param_type_name == "argument" else \
                 getattr(param, "rich_help_panel", None) or "Options"
             groups.setdefault(name, []).append(record)
