@@ -29,7 +29,6 @@ rejected request is one line (:mod:`play2prompt.lm.api_errors`).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -38,6 +37,7 @@ from typing import Any
 from play2prompt.errors import LMError, require
 from play2prompt.lm._base import LM, ChatRequest, Choice, Generation, ToolCall, Usage
 from play2prompt.lm.api_errors import api_error
+from play2prompt.lm.loop_clients import LoopClients
 
 KEY_VAR = "ANTHROPIC_API_KEY"
 ANSWER_TOOL = "answer"   # the forced tool that carries a structured answer
@@ -45,7 +45,7 @@ _WRAP = "value"          # the property a non-object schema is wrapped in
 _FINISH = {"tool_use": "tool_calls", "max_tokens": "length"}
 
 
-class AnthropicLM(LM):
+class AnthropicLM(LoopClients, LM):
     supports_n = False
     supports_tools = True
 
@@ -80,20 +80,11 @@ class AnthropicLM(LM):
                           f"https://, got {base_url!r}")
         return cls(model, key, base_url, **options)
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_clients"] = {}
-        return state
-
     def _client(self) -> Any:
         import anthropic
 
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._clients:
-            self._clients[loop_id] = anthropic.AsyncAnthropic(
-                api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
-                max_retries=0)
-        return self._clients[loop_id]
+        return self._loop_client(lambda: anthropic.AsyncAnthropic(
+            api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0))
 
     async def _generate(self, request: ChatRequest) -> Generation:
         while True:

@@ -17,7 +17,6 @@ work. JSON schemas go out as ``response_format``; a server that rejects that get
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any
@@ -32,10 +31,11 @@ from play2prompt.lm._base import (
     Usage,
 )
 from play2prompt.lm.api_errors import api_error
+from play2prompt.lm.loop_clients import LoopClients
 from play2prompt.lm.toolcalls import emulate, parse_emulated
 
 
-class OpenAICompatLM(LM):
+class OpenAICompatLM(LoopClients, LM):
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  *, supports_n: bool = True, supports_tools: bool = True,
                  native_parallel_flag: bool = False, max_concurrency: int = 8,
@@ -95,20 +95,11 @@ class OpenAICompatLM(LM):
         lm.model_id = f"ollama:{rest}"
         return lm
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_clients"] = {}
-        return state
-
     def _client(self) -> Any:
         import openai
 
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._clients:
-            self._clients[loop_id] = openai.AsyncOpenAI(
-                api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
-            )
-        return self._clients[loop_id]
+        return self._loop_client(lambda: openai.AsyncOpenAI(
+            api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0))
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
