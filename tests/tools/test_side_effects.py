@@ -21,24 +21,7 @@ from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools, parse_tools
 from play2prompt.tools.model import Invocation, Tool
 from play2prompt.tools.runtime import ToolRuntime
-
-TOOLS_PY = '''
-from pathlib import Path
-
-NOTES = Path(__file__).parent / "notes.txt"
-
-
-def append_note(text: str) -> str:
-    """Append a line to the notes file."""
-    with NOTES.open("a", encoding="utf-8") as f:
-        f.write(text + "\\n")
-    return "noted"
-
-
-def shout(text: str) -> str:
-    """Upper-case a text."""
-    return text.upper()
-'''
+from tests.tools.effects_project import TOOLS_PY
 
 
 def fn(name: str, executor: dict, **extra) -> dict:
