@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -19,13 +18,12 @@ from play2prompt.results import RunResult, ToolResult, load_run_result
 from play2prompt.store.db import DB_NAME, RunStore
 from play2prompt.tools.loading import load_tools
 from play2prompt.tools.model import Invocation, ToolDoc
-from tests.conftest import ROOT
 from tests.extras import need
+from tests.serve.stdio_server import p2p_mcp_params
 
 mcp = need("mcp", "mcp")
 need("mcp_types", "mcp")
 
-CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"
 WRITE_SERVER = Path(__file__).parents[1] / "tools" / "mcp_write_server.py"
 OPTIMIZED = ToolDoc("The latest notes, newest first: call it to read what the user wrote "
                     "down recently.", {"max_count": "how many notes to return (default 2)"})
@@ -55,10 +53,7 @@ def test_p2p_mcp_overlays_an_mcp_server(tmp_path, capsys):
                  "--", sys.executable, str(WRITE_SERVER)]) == 0
     capsys.readouterr()
     run_dir = _run_over(tools_file, tmp_path / "runs")
-    params = mcp.StdioServerParameters(
-        command=sys.executable, args=["-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
-        env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
-        cwd=str(tmp_path))
+    params = p2p_mcp_params(run_dir, tools_file, tmp_path)
 
     async def drive():
         async with mcp.Client(params, read_timeout_seconds=60) as client:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -20,14 +19,14 @@ from play2prompt.serve.mcp_server import build_server, served_tools
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.loading import load_tools
 from play2prompt.tools.runtime import ToolRuntime
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES
 from tests.emit.stored import copy_tools_file, make_stored_run
 from tests.extras import need
+from tests.serve.stdio_server import p2p_mcp_params
 
 mcp = need("mcp", "mcp")
 need("mcp_types", "mcp")
 
-CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"
 WRITE_SERVER = Path(__file__).parents[1] / "tools" / "mcp_write_server.py"
 
 
@@ -103,15 +102,10 @@ def test_p2p_mcp_over_stdio_serves_prompts_the_version_and_live_annotations(tmp_
                                                                              capsys):
     run_dir = make_stored_run(tmp_path / "runs")
     project = copy_tools_file(tmp_path / "examples")
-    env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-    def params(tools_file):
-        return mcp.StdioServerParameters(
-            command=sys.executable, args=["-c", CLI, "mcp", str(run_dir), "--tools",
-                                          str(tools_file)], env=env, cwd=str(tmp_path))
 
     async def drive(tools_file):
-        async with mcp.Client(params(tools_file), read_timeout_seconds=60) as client:
+        async with mcp.Client(p2p_mcp_params(run_dir, tools_file, tmp_path),
+                              read_timeout_seconds=60) as client:
             prompts = (await client.list_prompts()).prompts
             got = [await client.get_prompt(p.name) for p in prompts]
             return (await client.list_tools()).tools, prompts, got, client.server_info

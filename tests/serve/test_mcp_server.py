@@ -21,11 +21,11 @@ from play2prompt.tools.runtime import ToolRuntime
 from tests.conftest import EXAMPLES, ROOT
 from tests.emit.stored import copy_tools_file, make_stored_run
 from tests.extras import need
+from tests.serve.stdio_server import CLI, p2p_mcp_params
 
 mcp = need("mcp", "mcp")
 need("mcp_types", "mcp")
 
-CLI = "import sys; from play2prompt.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _example(name):
@@ -95,10 +95,7 @@ def test_in_process_demos_in_description(run):
 def test_p2p_mcp_over_stdio(tmp_path):
     run_dir = make_stored_run(tmp_path / "runs")
     tools_file = copy_tools_file(tmp_path / "project")
-    params = mcp.StdioServerParameters(
-        command=sys.executable, args=["-c", CLI, "mcp", str(run_dir), "--tools", str(tools_file)],
-        env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
-        cwd=str(tmp_path))
+    params = p2p_mcp_params(run_dir, tools_file, tmp_path)
 
     async def drive():
         async with mcp.Client(params, read_timeout_seconds=60) as client:
