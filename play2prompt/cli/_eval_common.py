@@ -1,5 +1,6 @@
 """What ``p2p eval NAME`` (a benchmark's suite) and ``p2p eval tools.json`` share: running a
-suite request with progress bars and printing the accuracy and cost tables."""
+suite request with progress bars and printing the accuracy and cost tables, and the per-tool
+lines (unasked optional arguments, tool confusions) as summary.json holds them, scrubbed."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def print_result(result: Any, out_dir: Path) -> None:
         rich_table,
         skipped_summary,
     )
+    from play2prompt.evaluation.tool_stats import stats_lines
 
     cfg = result.config
     title = (f"{result.suite.name}: exec accuracy (AST alongside), task model "
@@ -66,6 +68,8 @@ def print_result(result: Any, out_dir: Path) -> None:
                                  "Against the baseline, query by query"))
         for pair in pairs:
             console.print(verdict(pair), highlight=False, markup=False)
+    for line in stats_lines(json_result(out_dir).get("tool_stats")):  # scrubbed in the file
+        console.print(line, highlight=False, markup=False)
     console.print(rich_table(cost_table(result), "LLM calls per side"))
     for line in skipped_summary(result):
         console.print(line, highlight=False, markup=False)

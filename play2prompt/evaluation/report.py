@@ -18,6 +18,7 @@ import pandas as pd
 
 from play2prompt.evaluation.compare import Paired, comparison_rows, paired, verdict
 from play2prompt.evaluation.runner import EvalResult
+from play2prompt.evaluation.tool_stats import stats_lines, tool_stats
 from play2prompt.scrub import Scrubber
 
 PLAIN_AVERAGE = "plain average"
@@ -124,11 +125,14 @@ def markdown_table(df: pd.DataFrame) -> str:
 def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = (),
                   scrubber: Scrubber | None = None) -> dict[str, Path]:
     """summary.csv, cost.csv, summary.md, summary.json and queries.jsonl in ``out_dir``; what
-    tools returned passes ``scrubber`` (the suite's secrets; secret patterns without one)."""
+    tools returned passes ``scrubber`` (the suite's secrets; secret patterns without one).
+    summary.json holds, by side, the unasked optional arguments and tool confusions
+    (:mod:`.tool_stats`); summary.md their lines."""
     scrub = scrubber or Scrubber()
     out_dir.mkdir(parents=True, exist_ok=True)
     acc, cost = accuracy_table(result), cost_table(result)
     pairs = comparison(result)
+    stats = tool_stats(result)
     paths = {name: out_dir / name for name in ("summary.csv", "cost.csv", "summary.md",
                                                  "summary.json", "queries.jsonl")}
     acc.to_csv(paths["summary.csv"], index=False)
@@ -138,6 +142,9 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = (),
         md += ["## Against the baseline, query by query", "",
                markdown_table(pd.DataFrame(comparison_rows(pairs))), "",
                *[f"- {verdict(p)}" for p in pairs], ""]
+    lines = stats_lines(stats)
+    if lines:
+        md += ["## Per tool", "", "```", *lines, "```", ""]
     md += ["## Cost", "", markdown_table(cost), ""]
     extra = [*notes, *skipped_summary(result)]
     if extra:
@@ -147,7 +154,7 @@ def write_outputs(result: EvalResult, out_dir: Path, notes: Sequence[str] = (),
     summary = {"suite": result.suite.name, "config": dict(result.config),
                "accuracy": json.loads(acc.to_json(orient="records")),
                "cost": json.loads(cost.to_json(orient="records")),
-               "paired": [p.to_dict() for p in pairs],
+               "paired": [p.to_dict() for p in pairs], "tool_stats": stats,
                "skipped": [{"id": s.id, "category": s.category, "reason": s.reason}
                            for s in result.skipped],
                "notes": list(notes)}
