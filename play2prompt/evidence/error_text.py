@@ -76,7 +76,8 @@ def clauses(error: str) -> list[str]:
 def is_internal(clause: str) -> bool:
     """The clause is Python's own words about an operation, or about the caller's access (a
     key, a quota, a permission): not the tool's words about a value."""
-    return bool(pattern("internal").search(clause) or pattern("environment").search(clause))
+    return any(pattern(name).search(clause) for name in ("internal", "internal_ops",
+                                                           "environment"))
 
 
 def is_constraint(clause: str) -> bool:

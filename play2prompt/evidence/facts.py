@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
+from play2prompt.evidence.hygiene import cleaned
 from play2prompt.evidence.named_codes import codes_of, standard_shown
 from play2prompt.evidence.refuted import ACTS_ON, strip_refuted
 from play2prompt.method.discovery import described_doc, discovered_parameters, with_discovered
@@ -354,7 +355,9 @@ def known_doc(tool: Tool, book: FactBook | None) -> str:
 def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
     """D0 with what tool play refuted taken out and what it established stated, written by
     code: the doc every LLM rewrite is measured against, and (without ``examples``, values
-    a reader could copy instead of reading the request) the reference for re-reading."""
+    a reader could copy instead of reading the request) the reference for re-reading. It is
+    :func:`~play2prompt.evidence.hygiene.cleaned`: no regex fragment, interpreter message,
+    probe value or repeat of a fact; D0's own sentences stay."""
     def join(text: str, said: Sequence[str]) -> str:
         text = text.strip()
         said = [s for s in said if s not in text]   # a discovered parameter's text is facts
@@ -365,4 +368,4 @@ def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
     d0 = described_doc(tool.doc, book)   # D0's blanks filled by what the tool was seen to do
     params = {name: join(strip_refuted(d0.params.get(name, ""), book.of(name)),
                          book.sentences(name, examples)) for name in tool.properties}
-    return ToolDoc(join(d0.description, book.sentences("")), params)
+    return cleaned(ToolDoc(join(d0.description, book.sentences("")), params), tool.doc)

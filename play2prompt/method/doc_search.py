@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.completion import is_placeholder
 from play2prompt.evidence.facts import FactBook, facts_doc
+from play2prompt.evidence.hygiene import cleaned
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed, stable_hash
 from play2prompt.lm.structured import chat_json, object_schema
@@ -197,7 +198,12 @@ class DocSpace:
         """Each candidate with its accuracy on the batch; the doc linter breaks ties. In the
         last round (``last_round``) a candidate is asked until it cannot pass the
         :class:`Bar` the initial candidates set (its accuracy then an upper bound,
-        ``DocEval.unasked``); a doc scored among the initial ones is not asked again."""
+        ``DocEval.unasked``); a doc scored among the initial ones is not asked again. Every
+        candidate but D0 is scored as :func:`~play2prompt.evidence.hygiene.cleaned` (no
+        regex fragment, interpreter message, probe value or repeated sentence): what is
+        measured is what can ship."""
+        items = [c if c.kind == "original" else replace(c, doc=cleaned(c.doc, self.tool.doc))
+                 for c in items]
         bar = self._bar if iteration == self.last_round else None
         evals = await asyncio.gather(*(self._evaluate(c, bar) for c in items))
         out = [Scored(replace(c, evaluation=ev),

@@ -1,0 +1,206 @@
+"""Docs in the accepted form: text a doc must not carry, found and taken out by code.
+
+A doc says what a tool takes, in plain sentences, each once. Four kinds of sentence are the
+method's or the interpreter's leftovers, never documentation (issue 72: the opaque set's shipped
+docs carried "semi-?annually", "int() argument must be a string, a bytes-like object or a real
+number, not 'complex'" and a sentence said twice):
+
+- ``regex``: a fragment of a regular expression (``(?:``, ``\\d``, ``[^``, ``.*``, a letter made
+  optional, ``(a|b)``), outside quotes and in a text that does not speak of patterns;
+- ``internal``: Python's or a library's own words (``error_words.json``'s ``internal``: "int()
+  argument must be", "object is not subscriptable", a private module path);
+- ``probe``: the probe word (:data:`~play2prompt.evidence.facts.PROBE_WORD`) or another literal
+  value the method's probes send;
+- ``repeated``: a sentence said again (case and spacing aside) in the same text, or in the
+  description and a parameter's text.
+
+A fifth is reported, not taken out: ``refusal-only``, a text that says what a value is not
+("'mean' is rejected", "Negative values work too (e.g. principal=-1000)") and nowhere what it
+is (in its other sentences, or, given the tool, its schema's enum, range, pattern or format).
+Where the text lists the accepted values, the refusal says nothing more and is taken out.
+
+:func:`problems` finds them; :func:`cleaned` takes them out (the facts doc and every doc the
+search scores are cleaned; ``p2p lint`` reports the first four as P2P108). The words are data:
+``data/doc_words.json`` and ``data/error_words.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from play2prompt.evidence.error_text import pattern, words
+
+REGEX, INTERNAL, PROBE, REPEATED, REFUSAL = ("regex", "internal", "probe", "repeated",
+                                             "refusal-only")
+DOC_WORDS = "doc_words.json"
+PROBE_LITERALS = ("lambda *args: 0",)   # reshape's code form no tool documents
+MIN_WORDS = 2                 # a shorter sentence ("Required.") may well be said twice
+SCHEMA_STATES = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                 "pattern", "format", "examples", "default")
+
+_END = re.compile(r"[.!?]+[\"')\]]*\s+")
+_QUOTED = re.compile(r"(?<!\w)(['\"`])(.+?)\1(?!\w)")
+_URL = re.compile(r"\S*(?:://|\?\S*=)\S*")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One sentence of a doc that should not be there (or, ``refusal-only``, not alone):
+    ``field`` is "" for the description, else the parameter's name."""
+
+    kind: str
+    field: str
+    sentence: str
+
+    def __str__(self) -> str:
+        return f"{self.field or 'description'}: {self.kind}: {self.sentence!r}"
+
+
+@cache
+def _doc_pattern(name: str) -> re.Pattern[str]:
+    return pattern(name, DOC_WORDS)
+
+
+@cache
+def _fragments() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in words(DOC_WORDS)["regex_fragments"])
+
+
+@cache
+def _probe() -> re.Pattern[str]:
+    # imported here: facts cleans the facts doc with this module
+    from play2prompt.evidence.facts import PROBE_WORD
+
+    word = rf"(?<![^\W_]){re.escape(PROBE_WORD)}(?![^\W_])"
+    return re.compile("|".join([word, *map(re.escape, PROBE_LITERALS)]), re.I)
+
+
+@cache
+def _abbreviation() -> re.Pattern[str]:
+    """An abbreviation at the end of a text ("e.g"): its period ends no sentence."""
+    listed = "|".join(words(DOC_WORDS)["abbreviations"])
+    return re.compile(rf"(?:^|[\s(])(?:{listed})$", re.I)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text``'s sentences: a period, ``!`` or ``?`` and a space end one, not inside
+    parentheses nor after an abbreviation ("e.g.")."""
+    out, start = [], 0
+    for m in _END.finditer(text):
+        piece = text[start:m.end()]
+        if piece.count("(") > piece.count(")") or _abbreviation().search(text[start:m.start()]):
+            continue
+        out.append(piece.strip())
+        start = m.end()
+    rest = text[start:].strip()
+    return [*out, rest] if rest else out
+
+
+def _key(sentence: str) -> str:
+    return " ".join(sentence.lower().split()).rstrip(".!? ")
+
+
+def _counts(sentence: str) -> bool:
+    """Long enough that saying it twice is a repetition."""
+    return len(_key(sentence).split()) >= MIN_WORDS
+
+
+def leftover(sentence: str, patterns_ok: bool = False) -> str | None:
+    """The kind of leftover ``sentence`` is (probe, internal, regex), or None;
+    ``patterns_ok``: its text speaks of patterns, so a regex fragment is documentation."""
+    if _probe().search(sentence):
+        return PROBE
+    if pattern("internal").search(sentence):
+        return INTERNAL
+    if not patterns_ok:
+        bare = _URL.sub(" ", _QUOTED.sub(" ", sentence))
+        if any(p.search(bare) for p in _fragments()):
+            return REGEX
+    return None
+
+
+def _refusal(sentence: str) -> bool:
+    return bool(_doc_pattern("refusals").search(sentence)
+                or _doc_pattern("odd_values").search(sentence))
+
+
+def _says(name: str, sentences: list[str]) -> bool:
+    """A sentence other than a refusal matches the word list ``name``."""
+    return any(not _refusal(s) and _doc_pattern(name).search(s.rstrip(".!? "))
+               for s in sentences)
+
+
+def _read(text: str, own: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
+    """Each sentence of ``text`` with its leftover kind (a repeat of an earlier one:
+    ``repeated``); a sentence whose key is in ``own`` (the original doc's) is no leftover."""
+    patterns_ok = bool(_doc_pattern("regex_topics").search(text))
+    out: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for sentence in split_sentences(text):
+        kind = None if _key(sentence) in own else leftover(sentence, patterns_ok)
+        if kind is None and _key(sentence) in seen and _counts(sentence):
+            kind = REPEATED
+        seen.add(_key(sentence))
+        out.append((sentence, kind))
+    return out
+
+
+def _fields(doc: Any) -> dict[str, str]:
+    return {"": doc.description or "", **{n: t or "" for n, t in doc.params.items()}}
+
+
+def _stated_in_schema(tool: Any, field: str) -> bool:
+    spec = (tool.properties.get(field) if tool is not None and field else None) or {}
+    return isinstance(spec, Mapping) and any(k in spec for k in SCHEMA_STATES)
+
+
+def problems(doc: Any, tool: Any = None) -> list[Problem]:
+    """Every problem of ``doc`` (a :class:`~play2prompt.tools.model.ToolDoc`), by field and
+    sentence; ``tool``: its schema may state what a parameter takes (an enum, a range)."""
+    read = {f: _read(text) for f, text in _fields(doc).items()}
+    in_params = {_key(s) for f, said in read.items() if f for s, _ in said}
+    out = []
+    for field, said in read.items():
+        for sentence, kind in said:
+            if kind is None and not field and _key(sentence) in in_params and _counts(sentence):
+                kind = REPEATED
+            if kind is not None:
+                out.append(Problem(kind, field, sentence))
+        clean = [s for s, kind in said if kind is None]
+        if not (_says("accepted_statements", clean) or _stated_in_schema(tool, field)):
+            out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)]
+    return out
+
+
+def _kept(said: list[tuple[str, str | None]], own: frozenset[str]) -> list[str]:
+    """The sentences kept: no leftover, and no refusal (but ``own``'s) where the accepted
+    values are listed."""
+    kept = [s for s, kind in said if kind is None]
+    if _says("accepted_lists", kept):
+        kept = [s for s in kept if not _refusal(s) or _key(s) in own]
+    return kept
+
+
+def cleaned(doc: Any, original: Any = None) -> Any:
+    """``doc`` without its leftovers (regex, internal, probe and repeated sentences; a
+    description's sentence that a parameter's text says too goes from the description) and
+    without refusals where the text lists the accepted values; a text with none of them is
+    kept as written (the same object when nothing changed). What ``original`` (D0) says in a
+    field is kept there but for repeats: a hand-written "unit (kg|lb)" is its author's, and
+    the method keeps D0's statements (:mod:`play2prompt.evidence.completion`)."""
+    fields = _fields(doc)
+    said_first = _fields(original) if original is not None else {}
+    own = {f: frozenset(map(_key, split_sentences(said_first.get(f, "")))) for f in fields}
+    read = {f: _read(text, own[f]) for f, text in fields.items()}
+    kept = {f: _kept(said, own[f]) for f, said in read.items()}
+    in_params = {_key(s) for f, said in kept.items() if f for s in said}
+    kept[""] = [s for s in kept[""] if not (_key(s) in in_params and _counts(s))]
+    texts = {f: fields[f] if len(kept[f]) == len(read[f]) else " ".join(kept[f])
+             for f in fields}
+    if texts == fields:
+        return doc
+    return replace(doc, description=texts[""], params={n: texts[n] for n in doc.params})
