@@ -108,6 +108,11 @@ RULES: Mapping[str, Rule] = _rules(
          "whether the tool changes things is not declared",
          "Declare it: MCP annotations (readOnlyHint, destructiveHint), the HTTP method, or "
          "\"side_effects\": true|false in the tools file."),
+    Rule("P2P108", "doc-leftovers", "warning",
+         "a regular-expression fragment, an interpreter message, a probe value or a sentence "
+         "said twice in the documentation",
+         "Say the accepted form in plain words, once; an error message of Python's or a "
+         "pattern's syntax tells a model nothing it can use."),
     Rule("P2P201", "param-description-missing", "warning", "a parameter has no description",
          "Say what the value is, its format or unit, and an example."),
     Rule("P2P202", "param-type-missing", "warning", "a parameter has no type",

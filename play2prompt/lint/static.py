@@ -17,8 +17,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from play2prompt.evidence.hygiene import REFUSAL, problems
 from play2prompt.lint.findings import Finding, Target, make
 from play2prompt.tools.lint import lint_spec
+from play2prompt.tools.model import ToolDoc
 
 MAX_TOKENS = 300          # default budget of one tool's documentation (description + params)
 CHARS_PER_TOKEN = 4       # OpenAI's rule of thumb for English text
@@ -124,6 +126,17 @@ def steering_rule(t: Target, _: Any = None) -> list[Finding]:
             out.append(make("P2P105", t.tool.name, where,
                             "steering text: " + "; ".join(repr(h) for h in hits[:3])))
     return out
+
+
+def leftovers_rule(t: Target, _: Any = None) -> list[Finding]:
+    """Text no reader can use (:mod:`play2prompt.evidence.hygiene`): a regular expression's
+    fragment, Python's own message, the method's probe value, a sentence said twice."""
+    params = {str(n): str((s or {}).get("description") or "")
+              for n, s in _props(t.tool).items() if isinstance(s, Mapping)}
+    doc = ToolDoc(t.tool.description or "", params)
+    return [make("P2P108", t.tool.name, _field(p.field, "description") if p.field
+                 else "description", f"{p.kind}: {p.sentence[:120]!r}")
+            for p in problems(doc) if p.kind != REFUSAL]
 
 
 def effects_rule(t: Target, _: Any = None) -> list[Finding]:
@@ -235,7 +248,7 @@ def siblings_rule(targets: Sequence[Target]) -> list[Finding]:
 
 
 TOOL_RULES: tuple[Callable[[Target, Any], list[Finding]], ...] = (
-    schema_rule, description_rule, steering_rule, effects_rule, param_rule)
+    schema_rule, description_rule, steering_rule, leftovers_rule, effects_rule, param_rule)
 
 
 def lint_targets(targets: Iterable[Target], max_tokens: int = MAX_TOKENS) -> list[Finding]:

@@ -76,7 +76,7 @@ def test_siblings_that_read_alike_and_the_token_budget():
     b = _tool("git_diff_cached", "Shows the changes staged for the next commit in a repo.")
     c = _tool("git_log", "Lists the commits of a branch, newest first, with their authors.")
     assert _rules(a, b, c) == [("P2P106", "git_diff_staged", "description")]
-    long = _tool(description="Price of sending one parcel. " * 20)
+    long = _tool(description=" ".join(f"Price of sending {n} parcels." for n in range(20)))
     assert _rules(long, max_tokens=50) == [("P2P104", "shipping_price", "description")]
     assert _rules(long, max_tokens=tokens(long.description) + 100) == []
 
@@ -106,3 +106,20 @@ def test_every_rule_has_an_id_name_and_help():
                r.severity in ("error", "warning", "info") for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
     assert name_words("sortBy_field") == ["sort", "by", "field"]
+
+
+def test_leftovers_of_patterns_interpreters_and_probes_and_repeats():
+    params = {"type": "object", "properties": {
+        "periods": {"type": "integer", "description": "2 for semi-?annually."},
+        "count": {"type": "integer", "description": "How many parcels. How many parcels."},
+        "note": {"type": "string", "description": "'zzqx' is rejected. A note, e.g. gift."}}}
+    tool = _tool(description="Loan cost. int() argument must be a string, not 'complex'.",
+                 parameters=params)
+    assert _rules(tool) == [
+        ("P2P108", "shipping_price", "description"),
+        ("P2P108", "shipping_price", "parameters.properties.count.description"),
+        ("P2P108", "shipping_price", "parameters.properties.note.description"),
+        ("P2P108", "shipping_price", "parameters.properties.periods.description")]
+    fine = {"type": "object", "properties": {"periods": {
+        "type": "integer", "description": "Compounded semi-annually: 2; a rate 0-100, e.g. $5."}}}
+    assert _rules(_tool(parameters=fine)) == []
