@@ -19,8 +19,10 @@ A fifth is reported, not taken out: ``refusal-only``, a text that says what a va
 is (in its other sentences, or, given the tool, its schema's enum, range, pattern or format).
 Where the text lists the accepted values, the refusal says nothing more and is taken out.
 
-:func:`problems` finds them; :func:`cleaned` takes them out (the facts doc and every doc the
-search scores are cleaned; ``p2p lint`` reports the first four as P2P108). The words are data:
+:func:`problems` finds them; :func:`cleaned` takes them out, a leftover held in parentheses
+with them only ("(years=20 with 3 items failed (list index out of range))" keeps "years=20
+with 3 items failed"). The facts doc and every doc the search scores are cleaned, D0's own
+sentences kept; ``p2p lint`` reports the first four as P2P108. The words are data:
 ``data/doc_words.json`` and ``data/error_words.json``.
 """
 
@@ -134,18 +136,50 @@ def _says(name: str, sentences: list[str]) -> bool:
                for s in sentences)
 
 
-def _read(text: str, own: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
+@dataclass(frozen=True)
+class _Said:
+    """One sentence of a text, its leftover kind (None: none) and, for a leftover held in
+    parentheses, the sentence without them (``fixed``: "a year (2 for semi-?annually)" says
+    "a year"; None: it goes whole)."""
+
+    text: str
+    kind: str | None = None
+    fixed: str | None = None
+
+
+_PARENS = re.compile(r"\s*\([^()]*\)")
+_CALL = re.compile(r"(?<=\w)\(\)")
+
+
+def repaired(sentence: str, patterns_ok: bool = False) -> str | None:
+    """``sentence`` without the parentheses that hold its leftovers, innermost first, when
+    what is left is none; None when a leftover lies outside them."""
+    text = sentence
+    while leftover(text, patterns_ok) is not None:
+        calls = _CALL.sub("\0\0", text)    # "int()" opens no parentheses
+        held = next((m for m in _PARENS.finditer(calls)
+                     if leftover(text[m.start():m.end()], patterns_ok) is not None), None)
+        if held is None:
+            return None
+        text = text[:held.start()] + text[held.end():]
+    return text if _key(text) else None
+
+
+def _read(text: str, own: frozenset[str] = frozenset()) -> list[_Said]:
     """Each sentence of ``text`` with its leftover kind (a repeat of an earlier one:
     ``repeated``); a sentence whose key is in ``own`` (the original doc's) is no leftover."""
     patterns_ok = bool(_doc_pattern("regex_topics").search(text))
-    out: list[tuple[str, str | None]] = []
+    out: list[_Said] = []
     seen: set[str] = set()
     for sentence in split_sentences(text):
         kind = None if _key(sentence) in own else leftover(sentence, patterns_ok)
+        fixed = repaired(sentence, patterns_ok) if kind is not None else None
+        if fixed is not None and _key(fixed) in seen:
+            fixed = None    # what is left was said already
         if kind is None and _key(sentence) in seen and _counts(sentence):
             kind = REPEATED
-        seen.add(_key(sentence))
-        out.append((sentence, kind))
+        seen.add(_key(fixed or sentence))
+        out.append(_Said(sentence, kind, fixed))
     return out
 
 
@@ -162,36 +196,39 @@ def problems(doc: Any, tool: Any = None) -> list[Problem]:
     """Every problem of ``doc`` (a :class:`~play2prompt.tools.model.ToolDoc`), by field and
     sentence; ``tool``: its schema may state what a parameter takes (an enum, a range)."""
     read = {f: _read(text) for f, text in _fields(doc).items()}
-    in_params = {_key(s) for f, said in read.items() if f for s, _ in said}
+    in_params = {_key(x.text) for f, said in read.items() if f for x in said}
     out = []
     for field, said in read.items():
-        for sentence, kind in said:
-            if kind is None and not field and _key(sentence) in in_params and _counts(sentence):
+        for x in said:
+            kind = x.kind
+            if kind is None and not field and _key(x.text) in in_params and _counts(x.text):
                 kind = REPEATED
             if kind is not None:
-                out.append(Problem(kind, field, sentence))
-        clean = [s for s, kind in said if kind is None]
+                out.append(Problem(kind, field, x.text))
+        clean = [x.text for x in said if x.kind is None]
         if not (_says("accepted_statements", clean) or _stated_in_schema(tool, field)):
             out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)]
     return out
 
 
-def _kept(said: list[tuple[str, str | None]], own: frozenset[str]) -> list[str]:
-    """The sentences kept: no leftover, and no refusal (but ``own``'s) where the accepted
-    values are listed."""
-    kept = [s for s, kind in said if kind is None]
-    if _says("accepted_lists", kept):
-        kept = [s for s in kept if not _refusal(s) or _key(s) in own]
-    return kept
+def _kept(said: list[_Said], own: frozenset[str]) -> list[str]:
+    """The sentences kept: no leftover (one held in parentheses goes with them), and no
+    refusal (but ``own``'s) where the accepted values are listed."""
+    kept = [x.text if x.kind is None else x.fixed for x in said
+            if x.kind is None or x.fixed is not None]
+    if _says("accepted_lists", [k for k in kept if k]):
+        kept = [k for k in kept if not _refusal(k) or _key(k) in own]
+    return [k for k in kept if k]
 
 
 def cleaned(doc: Any, original: Any = None) -> Any:
-    """``doc`` without its leftovers (regex, internal, probe and repeated sentences; a
-    description's sentence that a parameter's text says too goes from the description) and
-    without refusals where the text lists the accepted values; a text with none of them is
-    kept as written (the same object when nothing changed). What ``original`` (D0) says in a
-    field is kept there but for repeats: a hand-written "unit (kg|lb)" is its author's, and
-    the method keeps D0's statements (:mod:`play2prompt.evidence.completion`)."""
+    """``doc`` without its leftovers (regex, internal, probe and repeated sentences; one held
+    in parentheses goes with them, the sentence stays; a description's sentence that a
+    parameter's text says too goes from the description) and without refusals where the text
+    lists the accepted values; a text with none of them is kept as written (the same object
+    when nothing changed). What ``original`` (D0) says in a field is kept there but for
+    repeats: a hand-written "unit (kg|lb)" is its author's, and the method keeps D0's
+    statements (:mod:`play2prompt.evidence.completion`)."""
     fields = _fields(doc)
     said_first = _fields(original) if original is not None else {}
     own = {f: frozenset(map(_key, split_sentences(said_first.get(f, "")))) for f in fields}
@@ -199,7 +236,7 @@ def cleaned(doc: Any, original: Any = None) -> Any:
     kept = {f: _kept(said, own[f]) for f, said in read.items()}
     in_params = {_key(s) for f, said in kept.items() if f for s in said}
     kept[""] = [s for s in kept[""] if not (_key(s) in in_params and _counts(s))]
-    texts = {f: fields[f] if len(kept[f]) == len(read[f]) else " ".join(kept[f])
+    texts = {f: fields[f] if kept[f] == [x.text for x in read[f]] else " ".join(kept[f])
              for f in fields}
     if texts == fields:
         return doc

@@ -258,3 +258,19 @@ def test_degenerate_rewrites_are_rejected():
     rep = "business days of " * 12
     assert doc_problems(ToolDoc(rep, {"a": "The amount."}), "loan")
     assert not doc_problems(ToolDoc("Computes a loan payment.", {"a": "The amount."}), "loan")
+
+
+def test_a_rewrite_is_scored_and_shipped_cleaned(tool, make_engine):
+    """A rewrite's leftover sentence (Python's own message) is taken out before the task
+    model sees the doc: what is measured is what ships."""
+    leak = "int() argument must be a string, a bytes-like object or a real number, not 'x'."
+    rewrite = {**REWRITE, "params": {**REWRITE["params"], "annual_rate":
+                                     REWRITE["params"]["annual_rate"] + " " + leak}}
+    generator = FakeLM(rules=[("What should change", {"critique": "Say the rate."}),
+                              ("Write the improved documentation", rewrite)])
+    engine = make_engine([tool], generator, FakeLM(), evidence_notes=False)
+    examples = loan_examples(engine)
+    engine.task_model = _task_model(examples, lambda k, q, d: k == "rewrite")
+    out, _ = _search(tool, engine, examples)
+    assert out.changed and out.doc.params["annual_rate"] == REWRITE["params"]["annual_rate"]
+    assert not any("int()" in json.dumps(r.tools) for r in engine.task_model.requests)

@@ -161,3 +161,14 @@ def test_a_clause_about_a_pair_of_values_is_no_rule_of_either():
     assert {r.text for r in from_bad if r.kind == "rejects"} == {
         "'zzqx' is rejected (cannot convert 'zzqx' to 'km')"}
     assert {r.values for r in to_bad if r.kind == "accepts"} == {("c", "cm", "km", "m")}
+
+
+def test_python_s_own_messages_are_no_facts():
+    """The opaque set's shipped doc said "int() argument must be a string, a bytes-like object
+    or a real number, not 'complex'" (issue 72): Python's words about int(), not the tool's."""
+    tool = _tool("f", x="number")
+    for error in ["TypeError: int() argument must be a string, a bytes-like object or a real "
+                  "number, not 'complex'", "ufunc 'add' did not contain a loop with signature "
+                  "matching types"]:
+        assert read_error(tool, {"x": "1+2j"}, error) == []
+    assert read_error(tool, {"x": "a"}, "x must be a real number, not 'str'")   # the tool's
