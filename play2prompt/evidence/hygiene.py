@@ -9,8 +9,8 @@ number, not 'complex'" and a sentence said twice):
   optional, ``(a|b)``), outside quotes and in a text that does not speak of patterns;
 - ``internal``: Python's or a library's own words (``error_words.json``'s ``internal``: "int()
   argument must be", "object is not subscriptable", a private module path);
-- ``probe``: the probe word (:data:`~play2prompt.evidence.facts.PROBE_WORD`) or another literal
-  value the method's probes send;
+- ``probe``: a value the method's probes send (``doc_words.json``'s ``probe_values``: the
+  probe word, :data:`~play2prompt.evidence.facts.PROBE_WORD`, and reshape's code form);
 - ``repeated``: a sentence said again (case and spacing aside) in the same text, or in the
   description and a parameter's text.
 
@@ -39,7 +39,6 @@ from play2prompt.evidence.error_text import pattern, words
 REGEX, INTERNAL, PROBE, REPEATED, REFUSAL = ("regex", "internal", "probe", "repeated",
                                              "refusal-only")
 DOC_WORDS = "doc_words.json"
-PROBE_LITERALS = ("lambda *args: 0",)   # reshape's code form no tool documents
 MIN_WORDS = 2                 # a shorter sentence ("Required.") may well be said twice
 SCHEMA_STATES = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
                  "pattern", "format", "examples", "default")
@@ -74,11 +73,9 @@ def _fragments() -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _probe() -> re.Pattern[str]:
-    # imported here: facts cleans the facts doc with this module
-    from play2prompt.evidence.facts import PROBE_WORD
-
-    word = rf"(?<![^\W_]){re.escape(PROBE_WORD)}(?![^\W_])"
-    return re.compile("|".join([word, *map(re.escape, PROBE_LITERALS)]), re.I)
+    """The values the method's probes send, each as a whole word."""
+    said = [rf"(?<![^\W_]){re.escape(v)}(?![^\W_])" for v in words(DOC_WORDS)["probe_values"]]
+    return re.compile("|".join(said), re.I)
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, facts_doc
 from play2prompt.evidence.hygiene import (
     INTERNAL,
@@ -16,6 +17,7 @@ from play2prompt.evidence.hygiene import (
     problems,
     split_sentences,
 )
+from play2prompt.evidence.reshape import CODE_FORMS
 from play2prompt.tools.model import Tool, ToolDoc
 
 
@@ -57,6 +59,8 @@ def test_prose_about_operations_is_fine(text):
 
 
 def test_the_probe_word_and_probe_literals_are_leftovers():
+    assert {PROBE_WORD, "lambda *args: 0"} == set(words("doc_words.json")["probe_values"])
+    assert "lambda *args: 0" in CODE_FORMS
     assert _kinds(f"'{PROBE_WORD}' is rejected.") == [PROBE]
     assert _kinds(f"Unknown: {PROBE_WORD.upper()}.") == [PROBE]
     assert _kinds("For example: lambda *args: 0.") == [PROBE]
