@@ -20,7 +20,7 @@ from typing import Any
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
-from play2prompt.evidence.facts import Fact, FactBook
+from play2prompt.evidence.facts import Fact, FactBook, fact_sources
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.demos import select_demos, write_answers
@@ -296,6 +296,8 @@ def _tool_stats(eng: Engine, tool: Tool, search: SearchResult[Example], space: E
         "probes": len(space.probed),
         "repaired_calls": len(space.prober.repaired),
         "facts": space.book.to_list(),
+        "facts_by_source": fact_sources(space.book),
+        "schema_constraints": {p: sorted(c) for p, c in outcome.doc.constraints.items()},
         "evidence_calls": dict(sorted(eng.uses.items())),   # each component's calls, by name
         "examples": len(history),
         "verified_examples": len(verified.examples),

@@ -108,6 +108,8 @@ def _tool_data(result: Mapping[str, Any]) -> dict[str, Any]:
             "verified_examples": s.get("verified_examples"),
             "fact_tests": s.get("fact_tests"),
             "fact_tests_failed_by_original": s.get("fact_tests_failed_by_original"),
+            "facts_by_source": s.get("facts_by_source") or {},
+            "schema_constraints": s.get("schema_constraints") or {},
             "demos": s.get("demos"), "best_reward": s.get("best_reward"),
             "evidence_calls": s.get("evidence_calls") or {},
             "doc_changed": bool(result.get("doc_changed")),
@@ -136,8 +138,9 @@ def print_show(data: Mapping[str, Any]) -> None:
         out(f"evaluation {ev['name']} ({ev['eval_id']}): results in {data['path']}/summary.md",
             highlight=False, markup=False)
     if data["tools"]:
-        out(table("tools", ["tool", "valid calls", "verified examples", "fact tests (D0 fails)",
-                            "demos", "best reward", "doc changed", "why"],
+        out(table("tools", ["tool", "valid calls", "verified examples",
+                            "facts (error/probe/output)", "fact tests (D0 fails)",
+                            "schema keywords", "demos", "best reward", "doc changed", "why"],
                   [_tool_row(name, t) for name, t in data["tools"].items()]))
     used = evidence_total(data["tools"].values())
     if used:
@@ -195,7 +198,11 @@ def evidence_total(tools: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 def _tool_row(name: str, t: Mapping[str, Any]) -> list[Any]:
     tests = (f"{t['fact_tests']} ({t['fact_tests_failed_by_original'] or 0})"
              if t["fact_tests"] is not None else "-")
-    return [name, t["valid_calls"], t["verified_examples"], tests, t["demos"],
+    found = t.get("facts_by_source") or {}
+    facts = "/".join(str(found.get(k, 0)) for k in ("error", "probe", "output")) \
+        if found else "-"
+    shipped = sum(len(c) for c in (t.get("schema_constraints") or {}).values())
+    return [name, t["valid_calls"], t["verified_examples"], facts, tests, shipped, t["demos"],
             fmt(t["best_reward"]), "yes" if t["doc_changed"] else "no", t["doc_reason"]]
 
 

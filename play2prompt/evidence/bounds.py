@@ -245,7 +245,8 @@ async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str
         return Searched(param, None, tuple(tried))
     evidence = f"found by trying values of {param} in {start.to_python()[:160]}; e.g. " \
         f"{evidence_of(*tried[-1])}" if tried else start.to_python()
-    return Searched(param, Fact(param, "rule", text + ".", (), evidence[:400],
+    ends = ("range", repr(low[0]), str(int(low[1])), repr(high[0]), str(int(high[1])))
+    return Searched(param, Fact(param, "rule", text + ".", ends, evidence[:400],
                                 tried[-1][0].key() if tried else start.key()), tuple(tried))
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from play2prompt.evidence import names as r
 from play2prompt.evidence.claims import check_claims
 from play2prompt.evidence.completion import complete_doc
+from play2prompt.evidence.conventions import conventions
 from play2prompt.evidence.describe import (
     TRIES,
     can_check,
@@ -27,6 +29,7 @@ from play2prompt.evidence.gates import request_problems, rescaled
 from play2prompt.evidence.levels import levels
 from play2prompt.evidence.operations import known_description
 from play2prompt.evidence.output_units import output_units
+from play2prompt.evidence.schema_facts import constrained
 from play2prompt.method.discovery import DESCRIBES
 
 if TYPE_CHECKING:
@@ -174,6 +177,20 @@ class TrustClaims:
         return doc
 
 
+class SchemaFacts(Counted):
+    """The facts a schema can hold (enum, range, default) in a doc's constraints
+    (:mod:`play2prompt.evidence.schema_facts`)."""
+
+    def constrain(self, doc: ToolDoc, tool: Tool, book: FactBook) -> ToolDoc:
+        self.counts[r.SCHEMA_FACTS] += 1
+        return constrained(doc, tool, book)
+
+
+class ProseOnly:
+    def constrain(self, doc: ToolDoc, tool: Tool, book: FactBook) -> ToolDoc:
+        return doc
+
+
 class AddFactsDoc(Counted):
     def candidates(self, d0: ToolDoc, reference: ToolDoc) -> list[ToolDoc]:
         self.counts[r.FACTS_DOC] += 1
@@ -266,7 +283,7 @@ class _Units(Counted):
             return False
         self.counts[self.name] += 1
         for fact in found:
-            book.add(fact)
+            book.add(fact if fact.source else replace(fact, source="output"))
         return True
 
 
@@ -295,9 +312,18 @@ class Levels(_Units):
     find = staticmethod(levels)
 
 
+class Conventions(_Units):
+    """A parameter's silent convention (cents, milliseconds, counting from 0), decided by
+    code from outputs of calls that separate the alternatives
+    (:mod:`play2prompt.evidence.conventions`): executions only, no LLM call."""
+
+    name = r.CONVENTIONS
+    find = staticmethod(conventions)
+
+
 class NoOutputUnits:
-    """The twin of :class:`OutputUnits`, :class:`Dimensions` and :class:`Levels`: nothing
-    learned."""
+    """The twin of :class:`OutputUnits`, :class:`Dimensions`, :class:`Levels` and
+    :class:`Conventions`: nothing learned."""
 
     async def learn(self, tool: Tool, engine: Any,
                     calls: Sequence[tuple[Invocation, Observation]], book: FactBook) -> bool:

@@ -99,12 +99,18 @@ def _number(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
+def unit_scales() -> dict[str, float]:
+    """Each unit's size in its dimension's base unit, money's units too."""
+    data = words(DATA)
+    return {**data["scales"], **data["money_scales"]}
+
+
 def everyday_unit(unit: str | None) -> str | None:
     """The unit people say a quantity of ``unit`` in (metres for centimetres), where both
     have a scale in the word data; None otherwise."""
-    data = words(DATA)
+    data, scales = words(DATA), unit_scales()
     other = data["everyday"].get(unit or "")
-    if other is None or unit not in data["scales"] or other not in data["scales"]:
+    if other is None or unit not in scales or other not in scales:
         return None
     return other
 
@@ -122,10 +128,15 @@ def number_form(value: Any, rule: str) -> Form | None:
     data, other = words(DATA), everyday_unit(unit)
     if other is None:
         return None
-    converted = value * data["scales"][unit] / data["scales"][other]
-    if abs(round(converted, 3) - converted) > _NEAR or not 0.1 <= abs(converted) <= 10_000:
+    scales = unit_scales()
+    converted = value * scales[unit] / scales[other]
+    epoch = unit == "ms" and abs(value) >= data["epoch_ms"]   # a time since 1970, in seconds
+    if abs(round(converted, 3) - converted) > _NEAR or not (
+            epoch or 0.1 <= abs(converted) <= 10_000):
         return None
     mark = rf"\b(?:{unit_words(other)})\b|(?<=\d)\s?{re.escape(other)}\b"  # word or symbol
+    if other in data["symbols"]:
+        mark += rf"|(?:{data['symbols'][other]})\s?\d|\d\s?(?:{data['symbols'][other]})"
     return Form("unit", f"{_number(converted)} {data['names'][other]}", (round(converted, 3),),
                 mark)
 
@@ -190,11 +201,11 @@ def typical_value(value: Any, rule: str) -> float | None:
     unit = tool_unit(rule)
     if unit == "percent" and 0 < abs(value) < 1:
         return round(value * 100, 6)
-    data, other = words(DATA), everyday_unit(unit)
+    scales, other = unit_scales(), everyday_unit(unit)
     if other is None:
         return None
-    ratio = data["scales"][other] / data["scales"][unit]
-    if ratio >= 100 and 0 < abs(value) * data["scales"][unit] / data["scales"][other] < 0.1:
+    ratio = scales[other] / scales[unit]
+    if ratio >= 100 and 0 < abs(value) * scales[unit] / scales[other] < 0.1:
         return round(value * ratio, 6)
     return None
 
@@ -274,8 +285,22 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
     often = per_year_form(value, name)
     if often is not None:
         return [often]
-    level = level_form(value, rule, name)
+    level = level_form(value, rule, name) or index_form(value, rule, name)
     return [level] if level is not None else number_forms(value, rule)
+
+
+def index_form(value: Any, rule: str, name: str) -> Form | None:
+    """A position counted from 0 said as people count it
+    (:mod:`play2prompt.evidence.conventions`): its month's name for a month ("March" for 2),
+    else the count from 1 ("page 3" for 2)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or not re.search(
+            r"counts from 0\b", rule):
+        return None
+    months = words(DATA)["months"]
+    if "January" in rule and value < len(months):
+        return Form("month", months[value], (), rf"\b{months[value]}\b")
+    noun = name.replace("_", " ")
+    return Form("position", f"{noun} {value + 1}", (value + 1,))
 
 
 def level_form(value: Any, rule: str, name: str) -> Form | None:
@@ -288,6 +313,7 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
     return Form("level", text, tuple(float(s) for s in shares), percent_pattern())
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "level_form",
-           "named_forms", "number_form", "number_forms", "per_year_form", "ratio_form",
-           "sign_form", "text_form", "tool_unit", "typical_value", "unit_words"]
+__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "index_form",
+           "level_form", "named_forms", "number_form", "number_forms", "per_year_form",
+           "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value", "unit_scales",
+           "unit_words"]

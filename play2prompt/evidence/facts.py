@@ -64,16 +64,40 @@ class Fact:
     values: tuple[str, ...] = ()
     evidence: str = ""           # the call and what the tool said (bounded)
     call: str = ""               # the key of the call that showed it
+    source: str = ""             # error | probe | output (:func:`source_of`); "" unknown
 
     def to_dict(self) -> dict[str, Any]:
-        return {"param": self.param, "kind": self.kind, "text": self.text,
-                "values": list(self.values), "evidence": self.evidence, "call": self.call}
+        out = {"param": self.param, "kind": self.kind, "text": self.text,
+               "values": list(self.values), "evidence": self.evidence, "call": self.call}
+        return {**out, "source": self.source} if self.source else out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Fact:
         return cls(str(data["param"]), str(data["kind"]), str(data["text"]),
                    tuple(str(v) for v in data.get("values") or ()),
-                   str(data.get("evidence", "")), str(data.get("call", "")))
+                   str(data.get("evidence", "")), str(data.get("call", "")),
+                   str(data.get("source", "")))
+
+
+_PROBED = frozenset({"range", "default", "sign", "unasked", "parts", "max", "length", ACTS_ON})
+SOURCES = ("error", "probe", "output")
+
+
+def source_of(fact: Fact) -> str | None:
+    """Where ``fact`` came from: an error of play's calls, a probe's call (a refusal, a range,
+    a default), or outputs compared by code; None for what is no fact about a convention
+    (an example value, the output's shape, a description)."""
+    if fact.kind in ("example", "output", "describes") or fact.values[:1] == ("converts",):
+        return None
+    if fact.source:
+        return fact.source
+    return "probe" if fact.values[:1] and fact.values[0] in _PROBED else "error"
+
+
+def fact_sources(book: FactBook) -> dict[str, int]:
+    """How many of ``book``'s facts each source gave."""
+    found = [source_of(f) for f in book.facts]
+    return {s: found.count(s) for s in SOURCES}
 
 
 def seen(obs: Observation, scrubber: Scrubber) -> Observation:
@@ -169,7 +193,7 @@ class FactBook:
                 self.add(Fact(name, "example", value, (value,), **_made(inv, obs)))
 
     def _failure(self, inv: Invocation, obs: Observation, probed: str | None) -> None:
-        made = _made(inv, obs)
+        made = {**_made(inv, obs), "source": "error" if probed is None else "probe"}
         for said in read_error(self.tool, inv.arguments, obs.error or "", probed):
             if said.kind == "rejects":
                 self._rejected(said, made)

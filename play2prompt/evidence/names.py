@@ -24,13 +24,15 @@ KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on th
 OUTPUT_UNITS = "output-units"      # a number parameter's unit, from a formula fit to outputs
 DIMENSIONS = "dimensions"          # ... from how an output that names its unit scales with it
 LEVELS = "levels"                  # what each value of a level means, as shares of an output
+CONVENTIONS = "conventions"        # a silent convention (cents, ms, counts from 0) by outputs
+SCHEMA_FACTS = "schema-facts"      # facts the schema can hold (enum, range, default) in it
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FORMAT_PROBES,
                              REQUEST_GATES, REQUEST_PARTS, REREAD, RELABEL, DOC_COMPLETION,
                              CLAIM_CHECK, FACTS_DOC, FACT_TESTS, UNASKED_TESTS, DESCRIBE,
                              DESCRIBE_CHECK, KNOWN_OPERATIONS, OUTPUT_UNITS, DIMENSIONS,
-                             LEVELS, SET_CHECK)
+                             LEVELS, CONVENTIONS, SCHEMA_FACTS, SET_CHECK)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -62,7 +64,7 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
 # against 64.1 % before; docs/results.md).
 DEFAULT_EVIDENCE: tuple[str, ...] = tuple(n for n in EVIDENCE if n not in (
     DOC_COMPLETION, VALUE_PROBES, REQUEST_PARTS, KNOWN_OPERATIONS, UNASKED_TESTS,
-    OUTPUT_UNITS, REREAD, RELABEL, LEVELS))
+    OUTPUT_UNITS, REREAD, RELABEL, LEVELS, CONVENTIONS, SCHEMA_FACTS))
 
 
 def active(config: Any) -> tuple[str, ...]:
@@ -75,6 +77,7 @@ def active(config: Any) -> tuple[str, ...]:
            FORMAT_PROBES: not config.probe or PROBES not in named,
            DIMENSIONS: not config.probe,        # it runs the tool on calls play never made
            LEVELS: not config.probe,            # ... as does this one
+           CONVENTIONS: not config.probe,       # ... and this one
            FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0, UNASKED_TESTS: config.fact_tests <= 0,
            SET_CHECK: config.set_check <= 0}

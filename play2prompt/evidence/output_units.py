@@ -45,7 +45,7 @@ from typing import Any
 from play2prompt.evidence import formula
 from play2prompt.evidence.describe import calls_messages, checked_calls
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.everyday import everyday_unit, tool_unit
+from play2prompt.evidence.everyday import everyday_unit, tool_unit, unit_scales
 from play2prompt.evidence.facts import Fact
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json, object_schema
@@ -275,7 +275,7 @@ def unit_sentence(param: str, unit: str) -> str:
     other = everyday_unit(unit)
     if other is None:
         return f"`{param}` is in {names.get(unit, unit)}."
-    scales = words(FORMS)["scales"]
+    scales = unit_scales()
     ratio = scales[other] / scales[unit]
     said = 2.5 if ratio > 1 else 2.5 / ratio
     return (f"`{param}` is in {names.get(unit, unit)} ({said:g} {names.get(other, other)} is "

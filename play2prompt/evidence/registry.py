@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from play2prompt.evidence import components as c
 from play2prompt.evidence.names import (
     CLAIM_CHECK,
+    CONVENTIONS,
     DESCRIBE,
     DESCRIBE_CHECK,
     DIMENSIONS,
@@ -36,6 +37,7 @@ from play2prompt.evidence.names import (
     REQUEST_GATES,
     REQUEST_PARTS,
     REREAD,
+    SCHEMA_FACTS,
     VALUE_PROBES,
     active,
 )
@@ -46,9 +48,10 @@ if TYPE_CHECKING:
 
 # The method's own types (a prober, the plays, a request writer, a reading) are ``Any`` here:
 # the evidence layer sits below the method and names none of its modules.
-__all__ = ["CLAIM_CHECK", "DESCRIBE", "DESCRIBE_CHECK", "DIMENSIONS", "DOC_COMPLETION",
-           "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS", "FORMAT_PROBES",
-           "KNOWN_OPERATIONS", "LEVELS", "OUTPUT_UNITS", "PROBES", "RANGE_SEARCH", "RELABEL",
+__all__ = ["CLAIM_CHECK", "CONVENTIONS", "DESCRIBE", "DESCRIBE_CHECK", "DIMENSIONS",
+           "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS",
+           "FORMAT_PROBES", "KNOWN_OPERATIONS", "LEVELS", "OUTPUT_UNITS", "PROBES",
+           "RANGE_SEARCH", "RELABEL", "SCHEMA_FACTS",
            "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES", "Evidence", "active",
            "evidence_for"]
 
@@ -93,6 +96,12 @@ class Relabelling(Protocol):
 class DocCompletion(Protocol):
     def complete(self, doc: ToolDoc, d0: ToolDoc, book: FactBook,
                  reference: ToolDoc) -> ToolDoc: ...
+
+
+class SchemaConstraints(Protocol):
+    def constrain(self, doc: ToolDoc, tool: Tool, book: FactBook) -> ToolDoc:
+        """``doc`` with the schema keywords ``book``'s facts prove (schema-facts); as given:
+        prose only."""
 
 
 class FactsDoc(Protocol):
@@ -152,10 +161,12 @@ class Evidence:
     doc_completion: DocCompletion
     claims: ClaimCheck
     facts_doc: FactsDoc
+    schema: SchemaConstraints
     describe: Describer
     units: UnitFinder
     dimensions: UnitFinder
     levels: UnitFinder
+    conventions: UnitFinder
 
     def uses(self, name: str) -> bool:
         return name in self.names
@@ -184,9 +195,11 @@ def _build(names: tuple[str, ...], counts: Counter[str]) -> Evidence:
         pick(DOC_COMPLETION, c.CompleteDoc, c.RewriteAsIs),
         pick(CLAIM_CHECK, c.CheckClaims, c.TrustClaims),
         pick(FACTS_DOC, c.AddFactsDoc, c.NoFactsDoc),
+        pick(SCHEMA_FACTS, c.SchemaFacts, c.ProseOnly),
         c.Describe(counts, check=DESCRIBE_CHECK in names, operations=KNOWN_OPERATIONS in names)
         if DESCRIBE in names else c.NoDescribe(),
         pick(OUTPUT_UNITS, c.OutputUnits, c.NoOutputUnits),
         pick(DIMENSIONS, c.Dimensions, c.NoOutputUnits),
         pick(LEVELS, c.Levels, c.NoOutputUnits),
+        pick(CONVENTIONS, c.Conventions, c.NoOutputUnits),
     )

@@ -277,7 +277,8 @@ class DocSpace:
                                                        self.reference)
                 doc = await evidence.claims.check(doc, self.tool, eng,
                                                   [ex.invocation for ex in self.batch])
-                return DocCandidate(doc, critique)
+                return DocCandidate(evidence.schema.constrain(doc, self.tool, self.book),
+                                    critique)
             eng.trace.candidate(
                 "doc", self.tool.name, f"doc-{self.tool.name}-{node_id}-rejected{t}",
                 iteration=-1, parent=None, state="invalid", reward=None,
@@ -308,7 +309,9 @@ async def search_docs(tool: Tool, engine: Engine, train: Sequence[Example],
     last = settings.depth if settings.method != "mc" else None
     space = DocSpace(tool, engine, train[: cfg.doc_batch], book, siblings, last)
     initial = [DocCandidate(tool.doc, kind="original")]
-    for doc in evidence_for(engine).facts_doc.candidates(tool.doc, space.reference):
+    evidence = evidence_for(engine)
+    for doc in evidence.facts_doc.candidates(tool.doc, space.reference):
+        doc = evidence.schema.constrain(doc, tool, book)
         if DocCandidate(doc).key != initial[0].key:
             initial.append(DocCandidate(doc, "facts from tool play", "facts"))
 

@@ -77,6 +77,7 @@ class ExampleSpace:
         self.units = False                # output-units is done with this tool
         self.scaled = False               # dimensions is done with this tool
         self.leveled = False              # levels is done with this tool
+        self.conventioned = False         # conventions is done with this tool
         self._describing = asyncio.Lock()  # concurrent proposals describe the tool once
 
     def writer(self, tool: Tool) -> RequestWriter:
@@ -203,7 +204,8 @@ class ExampleSpace:
             await self._describe_once()
 
     async def _describe_once(self) -> None:
-        if self.described and self.verified and self.units and self.scaled and self.leveled:
+        if self.described and self.verified and self.units and self.scaled and self.leveled \
+                and self.conventioned:
             return
         calls = [(a.invocation, a.observation) for p in self.plays for a in p.attempts
                  if a.invocation is not None and a.observation.error_type not in NOT_EXECUTED]
@@ -221,6 +223,9 @@ class ExampleSpace:
             self.units = await evidence.units.learn(tool, self.engine, calls, self.book)
         if not self.leveled:
             self.leveled = await evidence.levels.learn(tool, self.engine, calls, self.book)
+        if not self.conventioned:
+            self.conventioned = await evidence.conventions.learn(tool, self.engine, calls,
+                                                                 self.book)
 
     def _descriptions(self) -> list[Fact]:
         """What :meth:`_describe` said of the tool (a play's facts were copied before it)."""

@@ -20,18 +20,31 @@ from play2prompt.tools.effects import declared_side_effects, inferred_reason
 
 @dataclass(frozen=True)
 class ToolDoc:
-    """The documentation of one tool: a description and one text per parameter."""
+    """The documentation of one tool: a description and one text per parameter, and the JSON
+    Schema keywords (``enum``, ``minimum``, ``default``...) the doc adds to each parameter's
+    schema (``constraints``: schema is documentation too)."""
 
     description: str
     params: Mapping[str, str] = field(default_factory=dict)
+    constraints: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"description": self.description, "params": dict(self.params)}
+        out: dict[str, Any] = {"description": self.description, "params": dict(self.params)}
+        if self.constraints:
+            out["constraints"] = {p: dict(c) for p, c in self.constraints.items()}
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolDoc:
         params = data.get("params") or {}
-        return cls(str(data.get("description") or ""), {str(k): str(v) for k, v in params.items()})
+        constraints = data.get("constraints") or {}
+        return cls(str(data.get("description") or ""), {str(k): str(v) for k, v in params.items()},
+                   {str(k): dict(v) for k, v in constraints.items() if isinstance(v, Mapping)})
+
+    def with_constraints(self, constraints: Mapping[str, Mapping[str, Any]]) -> ToolDoc:
+        """This doc with ``constraints`` (empty ones left out) in place of its own."""
+        kept = {p: dict(c) for p, c in sorted(constraints.items()) if c}
+        return replace(self, constraints=kept)
 
     def render(self, name: str, parameters: Mapping[str, Any] | None = None) -> str:
         """Plain-text rendering used inside meta-prompts."""
@@ -42,7 +55,7 @@ class ToolDoc:
         if not names:
             lines.append("  (no parameters)")
         for pname in names:
-            schema = props.get(pname, {})
+            schema = {**props.get(pname, {}), **self.constraints.get(pname, {})}
             kind = schema.get("type", "any")
             extra = []
             if "enum" in schema:
@@ -101,6 +114,9 @@ class Tool:
             if pname in doc.params and isinstance(schema, dict) and \
                     (doc.params[pname] or "description" in schema):
                 schema["description"] = doc.params[pname]
+            if isinstance(schema, dict):
+                schema.update({k: copy.deepcopy(v) for k, v in
+                               doc.constraints.get(pname, {}).items() if k not in schema})
         return replace(self, description=doc.description, parameters=params)
 
     def render_doc(self) -> str:

@@ -1,0 +1,275 @@
+"""Silent conventions, decided by code from what a tool answers (component ``conventions``,
+issue 72).
+
+Most real APIs take a wrong form without a word: an amount in dollars where they take cents,
+a time in seconds where they take milliseconds, a month counted from 1 where they count from
+0. The call runs and the answer is wrong, so no error teaches it, yet the answers show it
+when code compares them. For each parameter that may follow such a convention (by name, the
+patterns of ``data/conventions.json``), the alternatives are turned into calls whose outputs
+must differ if one holds, the tool is run, and code decides:
+
+- **a restated scale** (a number parameter): an output restates it in another unit, the
+  ratio holding on two values a factor apart (the call's value and twice it): a money
+  text or money field at 1/100 of it says the parameter is in the currency's smallest unit
+  (cents); a date (a text, or a number of seconds since 1970) at 1/1000 of it says
+  milliseconds. A parameter whose unit a fact gives already keeps it.
+- **an index base** (a whole number named as a position): 0 and 1 are run; the tool
+  refusing 0, or answering nothing for it, says it counts from 1; for an optional one, which
+  of the two gives what a call without it gives (its default is the first); for a month, the
+  month of the date its output gives.
+
+A convention no call separates is no fact. Each fact is a ``rule`` valued ``("convention",
+family, alternative)``, so the facts doc states it and Step 1b's fact tests say the value the
+everyday way (:mod:`play2prompt.evidence.everyday`: "12.50 dollars" for 1250, "page 3" for a
+page counted from 0). Executions only, no LLM call; the tool runs as probes run it (a tool
+with side effects only with the user's consent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from functools import cache
+from typing import Any
+
+from play2prompt.evidence.error_text import words
+from play2prompt.evidence.everyday import tool_unit
+from play2prompt.evidence.facts import Fact, evidence_of, seen
+from play2prompt.evidence.output_units import unit_sentence
+from play2prompt.numeric import close, is_number
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+DATA = "conventions.json"
+CONVENTION = "convention"
+MAX_LEAVES = 60          # output values read per answer
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(words(DATA)[name], re.I)
+
+
+def _named(name: str, key: str) -> bool:
+    return _pattern(key).search(name.replace("_", " ")) is not None or \
+        _pattern(key).search(name) is not None
+
+
+# -- what an answer says -------------------------------------------------------------------
+def leaves(output: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(path, value) of the scalars of ``output`` (objects and lists, three levels deep)."""
+    if isinstance(output, Mapping) and depth < 3:
+        for key, value in list(output.items())[:MAX_LEAVES]:
+            yield from leaves(value, f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(output, list) and depth < 3:
+        for i, value in enumerate(output[:10]):
+            yield from leaves(value, f"{path}[{i}]", depth + 1)
+    elif isinstance(output, (str, int, float)) and not isinstance(output, bool):
+        yield path, output
+
+
+def epoch_of(value: Any) -> float | None:
+    """Seconds since 1970-01-01 UTC that ``value`` states: an ISO or RFC 2822 date text (a
+    date without a zone read as UTC); None for anything else."""
+    if not isinstance(value, str) or not re.search(r"\d{4}|\d{1,2}:\d{2}", value):
+        return None
+    text = value.strip()
+    for parse in (lambda t: datetime.fromisoformat(t.replace("Z", "+00:00")),
+                  parsedate_to_datetime):
+        try:
+            when = parse(text)
+        except (ValueError, TypeError, IndexError):
+            continue
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return when.timestamp()
+    return None
+
+
+def money_of(path: str, value: Any) -> float | None:
+    """The amount a money text states ("$10.00", "10.00 USD"), or a number field named as
+    money; None for anything else."""
+    if is_number(value) and _named(path.split(".")[-1], "money_words"):
+        return float(value)
+    if isinstance(value, str) and _pattern("currency_marks").search(value):
+        found = _NUMBER.findall(value)
+        if len(found) == 1:
+            return float(found[0].replace(",", ""))
+    return None
+
+
+def _answers(obs: Observation) -> dict[str, Any]:
+    return dict(leaves(obs.output)) if obs.ok else {}
+
+
+async def _run(engine: Any, calls: Sequence[Invocation]) -> list[Observation]:
+    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
+    return [seen(o, engine.scrubber) for o in raw]
+
+
+def _with(inv: Invocation, param: str, value: Any) -> Invocation:
+    return Invocation(inv.name, {**inv.arguments, param: value})
+
+
+def _fact(param: str, text: str, family: str, alternative: str, call: Invocation,
+          obs: Observation, how: str) -> Fact:
+    return Fact(param, "rule", text, (CONVENTION, family, alternative),
+                f"{how}; e.g. {evidence_of(call, obs)}"[:400], call.key(), "output")
+
+
+# -- a restated scale ----------------------------------------------------------------------
+def restated(param: str, x: float, answers: Mapping[str, Any]) -> list[tuple[str, str, float]]:
+    """(path, unit, ratio) of each answer that restates ``x`` in another unit: a money amount
+    at a minor-unit ratio ("cent"), a date at a millisecond ratio ("ms")."""
+    data, out = words(DATA), []
+    money_context = _named(param, "money_words") or any(
+        isinstance(v, str) and _pattern("currency_marks").search(v) for v in answers.values())
+    for path, value in answers.items():
+        amount = money_of(path, value) if money_context else None
+        if amount is not None and x:
+            out += [(path, "cent", r) for r in data["minor_ratios"]
+                    if close(amount, x * r, rel_tol=1e-9, abs_tol=1e-9)]
+        when = epoch_of(value)
+        if when is not None:
+            out += [(path, unit, r) for unit, r in data["epoch_ratios"].items()
+                    if abs(when - x * r) <= data["time_tolerance"]]
+    return out
+
+
+def _value(unit: str, path: str, value: Any) -> float | None:
+    return epoch_of(value) if unit == "ms" else money_of(path, value)
+
+
+async def scale_fact(engine: Any, param: str, inv: Invocation, obs: Observation
+                     ) -> Fact | None:
+    """The unit an output restating ``param`` shows, held on the call and on the call with
+    the value doubled (the restated value moves by the ratio times the step)."""
+    x = inv.arguments.get(param)
+    if not is_number(x) or isinstance(x, bool) or not x:
+        return None
+    found = restated(param, float(x), _answers(obs))
+    if not found:
+        return None
+    doubled = _with(inv, param, x * 2)
+    (probe,) = await _run(engine, [doubled])
+    again = _answers(probe)
+    for path, unit, ratio in found:
+        before, after = _value(unit, path, _answers(obs)[path]), _value(
+            unit, path, again.get(path))
+        if before is not None and after is not None and close(
+                after - before, x * ratio, rel_tol=1e-6, abs_tol=1.0 if unit == "ms" else 1e-9):
+            how = f"the tool's output restates {param} at {ratio:g} of it ({path}), on " \
+                f"{param}={x} and {param}={x * 2}"
+            return _fact(param, unit_sentence(param, unit), "scale", unit, doubled, probe, how)
+    return None
+
+
+# -- an index base -------------------------------------------------------------------------
+def _empty(obs: Observation) -> bool:
+    out = obs.output
+    return out is None or out == "" or (isinstance(out, (list, Mapping)) and not out) or (
+        isinstance(out, Mapping) and any(isinstance(v, list) for v in out.values())
+        and all(not v for v in out.values() if isinstance(v, list)))
+
+
+def month_shown(obs: Observation) -> int | None:
+    """The month (1-12) of the one date ``obs``'s output states (a date text, or a number of
+    seconds or milliseconds since 1970); None: no single date."""
+    months = set()
+    for _, value in leaves(obs.output) if obs.ok else ():
+        when = epoch_of(value)
+        if when is None and is_number(value) and not isinstance(value, bool):
+            when = value if 1e8 < value < 1e10 else value / 1000 if 1e11 < value < 1e13 \
+                else None
+        if when is not None:
+            months.add(datetime.fromtimestamp(when, timezone.utc).month)
+    return months.pop() if len(months) == 1 else None
+
+
+def index_sentence(param: str, base: int) -> str:
+    if _named(param, "month_params"):
+        last = 11 if base == 0 else 12
+        return f"`{param}` counts from {base}: {base} is January, {last} is December."
+    noun = param.replace("_", " ")
+    return f"`{param}` counts from {base}: {base} is the first {noun}, {base + 1} the second."
+
+
+def index_base(param: str, optional: bool, obs0: Observation, obs1: Observation,
+               default: Observation | None, month: tuple[int | None, int | None]) -> int | None:
+    """The base the answers show (0 or 1), or None when they do not separate them."""
+    if obs1.ok and not obs0.ok:
+        return 1
+    if not (obs0.ok and obs1.ok):
+        return None
+    if _empty(obs0) and not _empty(obs1):
+        return 1
+    if _named(param, "month_params") and None not in month:
+        return 0 if month == (1, 2) else 1 if month == (12, 1) or month[1] == 1 else None
+    if optional and default is not None and default.ok and obs0.output != obs1.output:
+        if default.output == obs0.output:
+            return 0
+        if default.output == obs1.output:
+            return 1
+    return None
+
+
+async def base_fact(engine: Any, tool: Tool, param: str, inv: Invocation) -> Fact | None:
+    """Whether ``param`` counts from 0 or 1, from the call ``inv`` run with it at 0, at 1 and
+    (optional) left out."""
+    optional = param not in set(tool.required)
+    calls = [_with(inv, param, 0), _with(inv, param, 1)]
+    if optional:
+        calls.append(Invocation(inv.name, {k: v for k, v in inv.arguments.items()
+                                           if k != param}))
+    ran = await _run(engine, calls)
+    default = ran[2] if optional else None
+    base = index_base(param, optional, ran[0], ran[1], default,
+                      (month_shown(ran[0]), month_shown(ran[1])))
+    if base is None:
+        return None
+    how = f"the tool run with {param}=0, {param}=1" + (" and without it" if optional else "")
+    return _fact(param, index_sentence(param, base), "index", str(base), calls[base],
+                 ran[base], how)
+
+
+# -- the component ---------------------------------------------------------------------------
+def candidates(tool: Tool, ruled: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """(number parameters of unknown unit, whole-number parameters named as a position)."""
+    scales, bases = [], []
+    for name, spec in tool.properties.items():
+        kind = spec.get("type") if isinstance(spec, Mapping) else None
+        if kind in ("number", "integer") and tool_unit(ruled.get(name, "")) is None:
+            scales.append(name)
+        if kind == "integer" and _named(name, "index_params") and \
+                "counts from" not in ruled.get(name, ""):
+            bases.append(name)
+    return scales, bases
+
+
+async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation, Observation]],
+                      ruled: Mapping[str, str]) -> list[Fact] | None:
+    """The conventions the tool's answers show, from the first call that ran (with each
+    parameter, for its own checks); None: no call has run yet."""
+    worked = [(inv, obs) for inv, obs in calls if obs.ok]
+    if not worked:
+        return None
+    scales, bases = candidates(tool, ruled)
+    found: list[Fact] = []
+    for param in scales:
+        first = next(((i, o) for i, o in worked if param in i.arguments), None)
+        fact = await scale_fact(engine, param, *first) if first else None
+        found += [fact] if fact else []
+    for param in bases:
+        inv = next((i for i, _ in worked if param in i.arguments), worked[0][0])
+        fact = await base_fact(engine, tool, param, inv)
+        found += [fact] if fact else []
+    return found
+
+
+__all__ = ["CONVENTION", "base_fact", "candidates", "conventions", "epoch_of", "index_base",
+           "index_sentence", "leaves", "money_of", "month_shown", "restated", "scale_fact"]

@@ -1,0 +1,92 @@
+"""Facts the schema language can hold, put into the schema a doc ships (component
+``schema-facts``, issue 72: schema is documentation).
+
+A fact stated only in prose is read by a small task model and then not obeyed: an
+accepted-values list in the description left the 1.5B writing a name outside it in 2 of 8
+requests, while the schema it decodes against would have held it. What code proved and JSON
+Schema can say goes into the doc's ``constraints`` (:class:`~play2prompt.tools.model.ToolDoc`),
+which :meth:`~play2prompt.tools.model.Tool.with_doc` writes into the parameters' schema, so the
+doc search validates the candidate with it, every export carries it and ``p2p eval`` decodes
+against it:
+
+- ``enum``: the accepted values the tool listed (a text parameter);
+- ``pattern``: a text's parts a reshaped call showed ("HH:MM");
+- ``minimum`` / ``maximum`` (or their exclusive forms): both ends of a range the range
+  search found (:mod:`play2prompt.evidence.bounds`);
+- ``default``: the value a call without the argument was shown to give the same answer as
+  (:mod:`play2prompt.evidence.variants`).
+
+A keyword the original schema has already is left as it is; D0 itself gets none (the
+original doc stays the original), so a candidate carries them only where it is another doc,
+and ships them only where it wins the honest selection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from play2prompt.evidence.facts import FactBook
+from play2prompt.tools.model import Tool, ToolDoc
+
+KEYWORDS = ("enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+            "default")
+
+
+def _range(values: tuple[str, ...], kind: str | None) -> dict[str, Any]:
+    """``minimum``/``maximum`` (or exclusive) of a range fact's values ``("range", low,
+    low accepted, high, high accepted)``."""
+    try:
+        low, high = float(values[1]), float(values[3])
+    except (IndexError, ValueError):
+        return {}
+    whole = kind == "integer"
+    out: dict[str, Any] = {}
+    for key, value, accepted in (("minimum", low, values[2]), ("maximum", high, values[4])):
+        number: Any = int(value) if whole and value == int(value) else value
+        out[key if accepted == "1" else "exclusive" + key.capitalize()] = number
+    return out
+
+
+def _default(values: tuple[str, ...]) -> dict[str, Any]:
+    try:
+        return {"default": json.loads(values[1])} if len(values) > 1 else {}
+    except ValueError:
+        return {}
+
+
+def schema_constraints(tool: Tool, book: FactBook) -> dict[str, dict[str, Any]]:
+    """Per parameter, the JSON Schema keywords its facts prove that its schema lacks."""
+    narrowed = book.narrowed_schema(tool.parameters).get("properties", {})
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in tool.properties.items():
+        if not isinstance(spec, Mapping):
+            continue
+        found: dict[str, Any] = {k: narrowed[name][k] for k in ("enum", "pattern")
+                                 if k in narrowed.get(name, {}) and k not in spec}
+        for fact in book.of(name):
+            if fact.kind != "rule":
+                continue
+            if fact.values[:1] == ("range",) and spec.get("type") in ("number", "integer"):
+                found.update(_range(fact.values, spec.get("type")))
+            elif fact.values[:1] == ("default",):
+                found.update(_default(fact.values))
+        found = {k: v for k, v in found.items() if k not in spec and not (
+            k.startswith(("min", "max", "exclusive")) and any(
+                s in spec for s in ("minimum", "maximum", "exclusiveMinimum",
+                                    "exclusiveMaximum")))}
+        if found:
+            out[name] = dict(sorted(found.items()))
+    return out
+
+
+def constrained(doc: ToolDoc, tool: Tool, book: FactBook) -> ToolDoc:
+    """``doc`` carrying the constraints ``book`` proves (those it has already kept)."""
+    proved = schema_constraints(tool, book)
+    merged = {p: {**proved.get(p, {}), **dict(doc.constraints.get(p, {}))}
+              for p in {*proved, *doc.constraints}}
+    return doc.with_constraints(merged)
+
+
+__all__ = ["KEYWORDS", "constrained", "schema_constraints"]

@@ -1,0 +1,159 @@
+"""The ``conventions`` component: a silent convention decided by code from what a tool
+answers (no LLM call). Amounts in cents and times in milliseconds are found where an output
+restates them; a position counted from 0 or from 1 where the answers for 0, 1 and the default
+separate them; a tool whose answers do not separate the alternatives gets no fact."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+
+from play2prompt.evidence.conventions import (
+    candidates,
+    conventions,
+    epoch_of,
+    index_base,
+    money_of,
+    restated,
+)
+from play2prompt.evidence.everyday import everyday_forms, number_form
+from play2prompt.evidence.facts import Fact, FactBook, fact_sources, source_of
+from play2prompt.tools.model import Invocation, Observation, Tool
+
+TOOLS = '''
+from datetime import datetime, timezone
+
+ITEMS = [f"item {i}" for i in range(1, 11)]
+
+def charge(amount: int, currency: str = "usd") -> dict:
+    return {"id": "ch_1", "amount": amount, "shown": f"${amount / 100:.2f}"}
+
+def stamp_ms(ts: int) -> dict:
+    return {"at": datetime.fromtimestamp(ts / 1000, timezone.utc).isoformat()}
+
+def stamp_s(ts: int) -> dict:
+    return {"at": datetime.fromtimestamp(ts, timezone.utc).isoformat()}
+
+def items0(page: int = 0) -> dict:
+    return {"items": ITEMS[page * 3:(page + 1) * 3]}
+
+def items1(page: int = 1) -> dict:
+    return {"items": ITEMS[(page - 1) * 3:page * 3] if page >= 1 else []}
+
+def first_day0(year: int, month: int) -> str:
+    return datetime(year, month + 1, 1).date().isoformat()
+
+def first_day1(year: int, month: int) -> str:
+    return datetime(year, month, 1).date().isoformat()
+
+def echo(offset: int, text: str) -> dict:
+    return {"text": text}
+'''
+
+
+def _tool(name, props, required):
+    return Tool(name, "", {"type": "object", "properties": props, "required": required},
+                {"python": f"tools.py:{name}"})
+
+
+INT, STR = {"type": "integer"}, {"type": "string"}
+TOOLSET = {
+    "charge": _tool("charge", {"amount": INT, "currency": STR}, ["amount"]),
+    "stamp_ms": _tool("stamp_ms", {"ts": INT}, ["ts"]),
+    "stamp_s": _tool("stamp_s", {"ts": INT}, ["ts"]),
+    "items0": _tool("items0", {"page": INT}, []),
+    "items1": _tool("items1", {"page": INT}, []),
+    "first_day0": _tool("first_day0", {"year": INT, "month": INT}, ["year", "month"]),
+    "first_day1": _tool("first_day1", {"year": INT, "month": INT}, ["year", "month"]),
+    "echo": _tool("echo", {"offset": INT, "text": STR}, ["offset", "text"]),
+}
+
+
+def _found(engine_over, tmp_path, name, args):
+    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
+    tool = TOOLSET[name]
+    engine = engine_over([tool], tmp_path)
+    inv = Invocation(name, args)
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert obs.ok, obs.error
+    return asyncio.run(conventions(tool, engine, [(inv, obs)], {}))
+
+
+def test_amount_restated_at_a_hundredth_is_in_cents(engine_over, tmp_path):
+    (fact,) = _found(engine_over, tmp_path, "charge", {"amount": 1999, "currency": "usd"})
+    assert fact.param == "amount" and fact.values == ("convention", "scale", "cent")
+    assert "cents" in fact.text and fact.source == "output"
+    form = number_form(1250, fact.text)
+    assert form is not None and form.said_in("charge $12.50 to my card")
+
+
+def test_time_restated_at_a_thousandth_is_in_milliseconds(engine_over, tmp_path):
+    (fact,) = _found(engine_over, tmp_path, "stamp_ms", {"ts": 1_700_000_000_000})
+    assert fact.values == ("convention", "scale", "ms") and "milliseconds" in fact.text
+    form = number_form(1_700_000_000_000, fact.text)
+    assert form is not None and form.numbers == (1_700_000_000.0,)
+    assert _found(engine_over, tmp_path, "stamp_s", {"ts": 1_700_000_000}) == []
+
+
+def test_page_counted_from_zero_or_one_by_its_default(engine_over, tmp_path):
+    (zero,) = _found(engine_over, tmp_path, "items0", {"page": 2})
+    assert zero.values == ("convention", "index", "0") and "counts from 0" in zero.text
+    (form,) = everyday_forms(2, zero.text, "", "page")
+    assert form.text == "page 3"
+    (one,) = _found(engine_over, tmp_path, "items1", {"page": 2})
+    assert one.values == ("convention", "index", "1")
+    assert everyday_forms(2, one.text, "", "page") == []
+
+
+def test_month_base_from_the_date_the_output_states(engine_over, tmp_path):
+    (zero,) = _found(engine_over, tmp_path, "first_day0", {"year": 2024, "month": 4})
+    assert zero.values == ("convention", "index", "0") and "0 is January" in zero.text
+    (form,) = everyday_forms(2, zero.text, "", "month")
+    assert form.text == "March" and form.said_in("the first of March 2024")
+    (one,) = _found(engine_over, tmp_path, "first_day1", {"year": 2024, "month": 4})
+    assert one.values == ("convention", "index", "1")
+
+
+def test_a_parameter_the_answers_do_not_separate_gets_no_fact(engine_over, tmp_path):
+    assert _found(engine_over, tmp_path, "echo", {"offset": 3, "text": "hi"}) == []
+
+
+def test_candidates_follow_names_and_known_units():
+    scales, bases = candidates(TOOLSET["first_day0"], {})
+    assert scales == ["year", "month"] and bases == ["month"]
+    assert candidates(TOOLSET["charge"], {"amount": "`amount` is in cents."})[0] == []
+
+
+def test_readers_of_answers():
+    assert epoch_of("1970-01-02T00:00:00Z") == 86400.0
+    assert epoch_of("Fri, 02 Jan 1970 00:00:00 GMT") == 86400.0
+    assert epoch_of("not a date 2024") is None and epoch_of(5) is None
+    assert money_of("shown", "$1,234.50") == 1234.5 and money_of("total", 12) == 12.0
+    assert money_of("note", "2 items") is None and money_of("count", 3) is None
+    assert restated("amount", 1000, {"shown": "$10.00", "amount": 1000}) == [
+        ("shown", "cent", 0.01)]
+    assert restated("n", 1000, {"shown": "10.00 items"}) == []
+
+
+def test_index_base_decisions():
+    ok = lambda out: Observation(True, out)           # noqa: E731
+    bad = Observation(False, None, "page must be at least 1", "tool")
+    assert index_base("page", True, bad, ok([1]), None, (None, None)) == 1
+    assert index_base("page", True, ok([]), ok([1]), None, (None, None)) == 1
+    assert index_base("page", True, ok([1]), ok([2]), ok([1]), (None, None)) == 0
+    assert index_base("page", True, ok([1]), ok([2]), ok([2]), (None, None)) == 1
+    assert index_base("page", True, ok([1]), ok([1]), ok([1]), (None, None)) is None
+    assert index_base("row", False, ok([1]), ok([2]), None, (None, None)) is None
+
+
+def test_facts_by_source():
+    tool = TOOLSET["charge"]
+    book = FactBook(tool, [Fact("amount", "rule", "a", (), source="error"),
+                           Fact("amount", "rule", "b", ("range", "0", "1", "9", "1")),
+                           Fact("amount", "rule", "c", ("convention", "scale", "cent"),
+                                source="output"),
+                           Fact("amount", "example", "5", ("5",))])
+    assert fact_sources(book) == {"error": 1, "probe": 1, "output": 1}
+    assert source_of(Fact("", "output", "Returns an object.")) is None
+    again = Fact.from_dict(Fact("a", "rule", "x", source="probe").to_dict())
+    assert again.source == "probe" and "source" not in Fact("a", "rule", "x").to_dict()
