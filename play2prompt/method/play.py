@@ -124,7 +124,24 @@ def code_verdict(obs: Observation) -> tuple[int, str]:
     if isinstance(out, str) and out.strip().lower().startswith(
             tuple(words("verdict_words.json")["error_prefixes"])):
         return -1, f"the tool reported an error: {out[:200]}"
+    impossible = negative_kind(out)
+    if impossible:
+        return -1, f"the tool's {impossible} is negative, which a {impossible} cannot be: " \
+            f"an argument is likely in another convention than the tool's"
     return 0, "executed successfully"
+
+
+def negative_kind(output: Any) -> str:
+    """The first number field of ``output`` (an object, one level of nesting) below zero
+    whose name says a kind that cannot be ("distance_km", "count"); "" when none is."""
+    kinds = set(words("verdict_words.json")["non_negative"])
+    fields = list(output.items()) if isinstance(output, Mapping) else []
+    fields += [(k, v) for _, sub in fields if isinstance(sub, Mapping) for k, v in sub.items()]
+    for key, value in fields:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 and \
+                kinds & set(str(key).lower().replace("-", "_").split("_")):
+            return str(key)
+    return ""
 
 
 class ToolPlayer:

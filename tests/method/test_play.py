@@ -128,3 +128,15 @@ def test_the_judge_is_asked_the_verdict_alone_and_the_reason_only_for_a_failure(
     assert judged[0].messages == judged[1].messages and judged[0].max_tokens < 20
     nxt = [r.messages[-1]["content"] for r in gen.requests if M1 in r.messages[-1]["content"]]
     assert "a payment of 0 is not usable" in nxt[1]
+
+
+def test_a_negative_value_of_a_kind_that_cannot_be_negative_marks_the_call_wrong():
+    from play2prompt.method.play import code_verdict, negative_kind
+    from play2prompt.tools.model import Observation
+
+    assert negative_kind({"distance_km": -3.2}) == "distance_km"
+    assert negative_kind({"trip": {"duration_s": -1}}) == "duration_s"
+    assert negative_kind({"balance": -5, "delta_days": -2, "ok": True}) == ""
+    verdict, why = code_verdict(Observation(True, {"item_count": -1}))
+    assert verdict == -1 and "item_count is negative" in why
+    assert code_verdict(Observation(True, {"distance_km": 0.0}))[0] == 0
