@@ -20,7 +20,7 @@ accepted, each checked by executing it, fill that gap:
   ("7 days before": :func:`~play2prompt.evidence.everyday.sign_form`, checked by code), never
   as the call has it. In run opq-var0 the 1.5B, asked to say ``days: -7`` another way with no
   form given, wrote no usable request in 3 drafts ("How many days to add to the start date? -7").
-  Fact: ``Negative values work too (e.g. days=-7)``.
+  Fact: ``days may be negative (e.g. days=-7).``
 - **acted value**: a value probe's call (:mod:`play2prompt.evidence.values`) with a text the
   tool acts on (``goal="lose"``, where ``"weight loss"`` and ``"lose weight"`` give the output
   of an unknown word), where no verified call of that argument has one: play's calls all set
@@ -211,8 +211,8 @@ def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> 
 
 
 def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
-    word = "Negative" if value < 0 else "Positive"
-    return Fact(param, "rule", f"{word} values work too (e.g. {param}={value}).",
+    word = "negative" if value < 0 else "positive"
+    return Fact(param, "rule", f"{param} may be {word} (e.g. {param}={value}).",
                 ("sign", str(value)), evidence_of(call, obs),
                 call.key())
 

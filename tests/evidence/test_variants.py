@@ -116,7 +116,7 @@ def test_a_probe_of_the_other_sign_that_ran_is_said_the_way_people_say_it(
     assert [t.query for t in tests] == [query]
     assert tests[0].invocation == back and (tests[0].solved, tests[0].r_e) == (False, 1.0)
     assert "converted by code" in tests[0].rederived             # the form is code's: no rereading
-    assert "Negative values work too (e.g. days=-10)." in space.book.sentences("days")
+    assert "days may be negative (e.g. days=-10)." in space.book.sentences("days")
     first, third = str(gen.requests[0].messages), str(gen.requests[2].messages)
     assert ": 10, going the other way (say 10 with before" in first
     assert "does not say" in third and not any(REREAD in str(r.messages) for r in gen.requests)
