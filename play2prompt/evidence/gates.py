@@ -43,10 +43,17 @@ _NUMBER_RUN = re.compile(rf"[\[(]*\s*{_NUM}(?:\s*[\])]*\s*,\s*[\[(]*\s*{_NUM})+\
 
 
 def reads_like_code(query: str, tool_name: str) -> bool:
-    """A query that is really a function call (or names the tool) is no user request. A
-    one-letter name given a number is how people write mathematics ("the slope at x = 5",
-    "choose k = 3 of n = 10"), not code."""
-    return bool(_CODE.search(query)) or tool_name.lower() in query.lower()
+    """A query that is really a function call (or names the tool by its identifier) is no user
+    request. A one-letter name given a number is how people write mathematics ("the slope at
+    x = 5", "choose k = 3 of n = 10"), not code; a tool named by a plain word ("percentile",
+    "distance", as library functions are) is a word people say."""
+    return bool(_CODE.search(query)) or (
+        identifier_like(tool_name) and tool_name.lower() in query.lower())
+
+
+def identifier_like(name: str) -> bool:
+    """A name no one types in prose: with an underscore, a digit or an inner capital."""
+    return bool(re.search(r"_|\d|[a-z][A-Z]", name))
 
 
 def value_dump(query: str) -> bool:
@@ -77,7 +84,7 @@ def leaks(query: str, sources: Iterable[str], allowed: str = "", n: int = LEAK_N
 def identifiers(tool: Tool) -> list[str]:
     """The names a user would never type: the tool's and its identifier-like parameters'."""
     params = [p for p in tool.properties if "_" in p or re.search(r"[a-z][A-Z]", p)]
-    return [tool.name, *params]
+    return [tool.name, *params] if identifier_like(tool.name) else params
 
 
 

@@ -36,6 +36,9 @@ def test_code_like_requests_are_detected():
     # mathematics as people write it; a one-letter name given a text is still code
     assert not reads_like_code("What is the slope of f(x) = 3x^2 at x = 5?", "estimate")
     assert not reads_like_code("How many ways to choose k = 3 of n = 10 items?", "estimate")
+    # a tool named by a plain word (as library functions are) is a word people say
+    assert not reads_like_code("What is the 90th percentile of 1, 2 and 3?", "percentile")
+    assert reads_like_code("run getPercentile on 1, 2, 3", "getPercentile")
     assert reads_like_code("set x = 'abc' then run", "t")
     assert reads_like_code("rate = 5 and years=3", "t")
 
