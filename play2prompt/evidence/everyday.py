@@ -87,8 +87,8 @@ def unit_words(unit: str) -> str | None:
 
 
 def family(unit: str) -> tuple[str, ...]:
-    """The metric units of ``unit``'s family the fact reader scales (mm, cm, m, km)."""
-    scales = words(DATA)["scales"]
+    """The units of ``unit``'s family the fact reader scales (mm, cm, m, km; cent, dollar)."""
+    scales = unit_scales()
     for fam in words()["unit_families"]:
         if unit in fam:
             return tuple(u for u in fam if u in scales)

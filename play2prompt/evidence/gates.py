@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
-from play2prompt.evidence.everyday import family, tool_unit, typical_value, unit_words
+from play2prompt.evidence.everyday import (
+    family,
+    tool_unit,
+    typical_value,
+    unit_scales,
+    unit_words,
+)
 from play2prompt.method.rewards import (
     missing_numbers,
     said_as_percent,
@@ -131,14 +137,19 @@ def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) ->
     if not is_number(value) or isinstance(value, bool):
         return None
     unit = tool_unit(" ".join(f.text for f in book.of(name) if f.kind == "rule"))
-    scales = word_lists(FORMS)["scales"]
+    scales = unit_scales()
     if unit not in scales:
         return None
     shown = re.escape(f"{value:g}")
+    symbols = word_lists(FORMS)["symbols"]
     for other in family(unit):
         said = unit_words(other)
+        sym = symbols.get(other)
+        before = rf"(?:{sym})\s?{shown}(?:\.0+)?(?![\d.,])|" if sym else ""
+        after = rf"|(?:{sym})\b" if sym else ""
         if other != unit and re.search(
-                rf"(?<![\d.,]){shown}\s?(?:(?:{said})\b|{re.escape(other)}\b)", query, re.I):
+                rf"{before}(?<![\d.,]){shown}(?:\.0+)?\s?(?:(?:{said})\b|{re.escape(other)}\b"
+                rf"{after})", query, re.I):
             meant = round(float(value) * scales[other] / scales[unit], 6)
             return int(meant) if isinstance(value, int) and meant.is_integer() else meant
     return None

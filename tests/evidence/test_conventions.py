@@ -157,3 +157,16 @@ def test_facts_by_source():
     assert source_of(Fact("", "output", "Returns an object.")) is None
     again = Fact.from_dict(Fact("a", "rule", "x", source="probe").to_dict())
     assert again.source == "probe" and "source" not in Fact("a", "rule", "x").to_dict()
+
+
+def test_a_request_that_says_the_major_unit_is_rescaled_to_cents():
+    from play2prompt.evidence.gates import rescaled
+
+    tool = TOOLSET["charge"]
+    book = FactBook(tool, [Fact("amount", "rule", "`amount` is in cents (2.5 dollars is 250).")])
+    call = Invocation("charge", {"amount": 100, "currency": "usd"})
+    for said in ("a charge of 100 usd", "charge $100.00 now", "bill me 100 dollars",
+                 "charge 100 EUR"):
+        assert rescaled(said, call, book).arguments["amount"] == 10000, said
+    for said in ("charge 100 cents", "charge 100 to my card"):
+        assert rescaled(said, call, book) is None, said
