@@ -237,6 +237,28 @@ async def base_fact(engine: Any, tool: Tool, param: str, inv: Invocation) -> Fac
                  ran[base], how)
 
 
+# -- a request that counts from 1 --------------------------------------------------------------
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+            "ninth", "tenth")
+
+
+def counted_from_one(query: str, name: str, value: object, rules: str) -> int | None:
+    """The index a request means where it says position ``value`` of ``name`` as people
+    count, from 1 ("page 2", "the second page", "March" for month=3), while ``rules`` (the
+    parameter's rule sentences) say the tool counts from 0: ``value - 1``; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or not re.search(
+            r"counts from 0\b", rules):
+        return None
+    if "January" in rules:
+        named = [m for m in MONTHS if re.search(rf"\b{m}\b", query, re.I)]
+        return value - 1 if named == [MONTHS[value - 1]] else None
+    noun = re.escape(name.replace("_", " "))
+    ordinal = ORDINALS[value - 1] if value <= len(ORDINALS) else f"{value}(?:st|nd|rd|th)"
+    said = rf"\b{noun}\s+(?:number\s+|no\.?\s*|#\s?)?{value}\b|\b(?:{ordinal}|{value}" \
+        rf"(?:st|nd|rd|th))\s+{noun}\b"
+    return value - 1 if re.search(said, query, re.I) else None
+
+
 # -- the component ---------------------------------------------------------------------------
 def candidates(tool: Tool, ruled: Mapping[str, str]) -> tuple[list[str], list[str]]:
     """(number parameters of unknown unit, whole-number parameters named as a position)."""
@@ -245,8 +267,8 @@ def candidates(tool: Tool, ruled: Mapping[str, str]) -> tuple[list[str], list[st
         kind = spec.get("type") if isinstance(spec, Mapping) else None
         if kind in ("number", "integer") and tool_unit(ruled.get(name, "")) is None:
             scales.append(name)
-        if kind == "integer" and _named(name, "index_params") and \
-                "counts from" not in ruled.get(name, ""):
+        if kind == "integer" and _named(name, "index_params") and not _named(
+                name, "not_index_params") and "counts from" not in ruled.get(name, ""):
             bases.append(name)
     return scales, bases
 
@@ -271,5 +293,6 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
     return found
 
 
-__all__ = ["CONVENTION", "base_fact", "candidates", "conventions", "epoch_of", "index_base",
+__all__ = ["CONVENTION", "base_fact", "candidates", "conventions", "counted_from_one",
+           "epoch_of", "index_base",
            "index_sentence", "leaves", "money_of", "month_shown", "restated", "scale_fact"]

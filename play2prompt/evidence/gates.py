@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from play2prompt.evidence.conventions import counted_from_one
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.error_text import words as word_lists
 from play2prompt.evidence.everyday import (
@@ -159,7 +160,10 @@ def _meant(query: str, name: str, value: object, book: FactBook) -> float | None
     """What the request means by ``value`` where it says it on a scale the facts refute: as a
     percentage (:func:`_said_as_percentage`) or in another unit (:func:`_said_in_other_unit`)."""
     meant = _said_as_percentage(query, name, value, book)
-    return meant if meant is not None else _said_in_other_unit(query, name, value, book)
+    if meant is None:
+        meant = _said_in_other_unit(query, name, value, book)
+    return meant if meant is not None else counted_from_one(
+        query, name, value, " ".join(f.text for f in book.of(name) if f.kind == "rule"))
 
 
 def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
@@ -176,6 +180,10 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
         elif (meant := _said_in_other_unit(query, name, value, book)) is not None:
             found.append(f"it says {value} in another unit than the tool takes ({name} "
                          f"{meant:g} is what it means)")
+        elif (meant := counted_from_one(query, name, value, " ".join(
+                f.text for f in book.of(name) if f.kind == "rule"))) is not None:
+            found.append(f"it counts {name} from 1 where the tool counts from 0 ({name} "
+                         f"{meant} is what it means)")
     return found
 
 

@@ -170,3 +170,26 @@ def test_a_request_that_says_the_major_unit_is_rescaled_to_cents():
         assert rescaled(said, call, book).arguments["amount"] == 10000, said
     for said in ("charge 100 cents", "charge 100 to my card"):
         assert rescaled(said, call, book) is None, said
+
+
+def test_a_request_that_counts_from_one_is_read_as_the_index_below():
+    from play2prompt.evidence.conventions import counted_from_one, index_sentence
+    from play2prompt.evidence.gates import scale_conflicts
+
+    page, month = index_sentence("page", 0), index_sentence("month", 0)
+    for said in ("show page 2 of my orders", "the second page", "the 2nd page",
+                 "orders on page number 2"):
+        assert counted_from_one(said, "page", 2, page) == 1, said
+    assert counted_from_one("page 20", "page", 2, page) is None
+    assert counted_from_one("page 2", "page", 2, index_sentence("page", 1)) is None
+    assert counted_from_one("1 March 2024", "month", 3, month) == 2
+    assert counted_from_one("1 March 2024", "month", 2, month) is None
+    book = FactBook(TOOLSET["items0"], [Fact("page", "rule", page)])
+    assert scale_conflicts("page 2 please", Invocation("items0", {"page": 2}), book) == [
+        "it counts page from 1 where the tool counts from 0 (page 1 is what it means)"]
+
+
+def test_a_size_or_an_offset_is_no_position():
+    tool = _tool("orders", {"page": INT, "per_page": INT, "page_size": INT, "utc_offset": INT,
+                            "row_count": INT}, [])
+    assert candidates(tool, {})[1] == ["page"]
