@@ -24,7 +24,7 @@ def test_values_map_to_the_components():
 
 def test_ablation_is_all_each_off_and_none():
     values = SweepSpace.parse(["evidence=ablation"]).values["evidence"]
-    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 23
+    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 25
 
 
 @pytest.mark.parametrize("bad", ["-probe", "probes+colour", "+", "-", "everything"])
@@ -35,13 +35,13 @@ def test_a_bad_name_is_one_line(bad):
 
 
 def test_the_run_key_differs_by_evidence():
-    default = ("-doc-completion+value-probes+request-parts+known-operations+unasked-tests"
+    default = ("-doc-completion+value-probes+request-parts+known-operations"
                "+output-units+reread+relabel+levels")
     space = SweepSpace.parse([f"evidence=all,-probes,none,{default}"])
     keys = [plan_trial(p, preset("quick"), 3).opt_key("tools") for p in space.grid()]
     assert len(set(keys)) == 4
     plain = plan_trial({"variant": "full"}, preset("quick"), 3).opt_key("tools")
-    assert keys[3] == plain      # the default: all but nine (evidence/names.py)
+    assert keys[3] == plain      # the default: all but eight (evidence/names.py)
 
 
 class FingerprintedLM(CountingLM):
