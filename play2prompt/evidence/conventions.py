@@ -27,7 +27,6 @@ with side effects only with the user's consent).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -36,8 +35,9 @@ from functools import cache
 from typing import Any
 
 from play2prompt.evidence.error_text import words
+from play2prompt.evidence.everyday import DATA as FORMS
 from play2prompt.evidence.everyday import tool_unit
-from play2prompt.evidence.facts import Fact, evidence_of, seen
+from play2prompt.evidence.facts import Fact, evidence_of, run_seen
 from play2prompt.evidence.output_units import unit_sentence
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -45,8 +45,6 @@ from play2prompt.tools.model import Invocation, Observation, Tool
 DATA = "conventions.json"
 CONVENTION = "convention"
 MAX_LEAVES = 60          # output values read per answer
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -107,11 +105,6 @@ def _answers(obs: Observation) -> dict[str, Any]:
     return dict(leaves(obs.output)) if obs.ok else {}
 
 
-async def _run(engine: Any, calls: Sequence[Invocation]) -> list[Observation]:
-    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
-    return [seen(o, engine.scrubber) for o in raw]
-
-
 def _with(inv: Invocation, param: str, value: Any) -> Invocation:
     return Invocation(inv.name, {**inv.arguments, param: value})
 
@@ -156,7 +149,7 @@ async def scale_fact(engine: Any, param: str, inv: Invocation, obs: Observation
     if not found:
         return None
     doubled = _with(inv, param, x * 2)
-    (probe,) = await _run(engine, [doubled])
+    (probe,) = await run_seen(engine, [doubled])
     again = _answers(probe)
     for path, unit, ratio in found:
         before, after = _value(unit, path, _answers(obs)[path]), _value(
@@ -226,7 +219,7 @@ async def base_fact(engine: Any, tool: Tool, param: str, inv: Invocation) -> Fac
     if optional:
         calls.append(Invocation(inv.name, {k: v for k, v in inv.arguments.items()
                                            if k != param}))
-    ran = await _run(engine, calls)
+    ran = await run_seen(engine, calls)
     default = ran[2] if optional else None
     base = index_base(param, optional, ran[0], ran[1], default,
                       (month_shown(ran[0]), month_shown(ran[1])))
@@ -250,8 +243,9 @@ def counted_from_one(query: str, name: str, value: object, rules: str) -> int | 
             r"counts from 0\b", rules):
         return None
     if "January" in rules:
-        named = [m for m in MONTHS if re.search(rf"\b{m}\b", query, re.I)]
-        return value - 1 if named == [MONTHS[value - 1]] else None
+        months = words(FORMS)["months"]
+        named = [m for m in months if re.search(rf"\b{m}\b", query, re.I)]
+        return value - 1 if named == [months[value - 1]] else None
     noun = re.escape(name.replace("_", " "))
     ordinal = ORDINALS[value - 1] if value <= len(ORDINALS) else f"{value}(?:st|nd|rd|th)"
     said = rf"\b{noun}\s+(?:number\s+|no\.?\s*|#\s?)?{value}\b|\b(?:{ordinal}|{value}" \

@@ -23,7 +23,6 @@ nothing of inches); a parameter a fact already gives a unit keeps it.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
 import re
@@ -33,7 +32,7 @@ from typing import Any
 
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import family
-from play2prompt.evidence.facts import Fact, evidence_of, seen
+from play2prompt.evidence.facts import Fact, evidence_of, run_seen
 from play2prompt.evidence.output_units import number_params, unit_sentence, unknown_units
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -145,11 +144,6 @@ def best_unit(named: FieldUnit, values: Sequence[float], field_value: float
     return best, in_base / (scales[best] * typical) ** named.power
 
 
-async def _run(engine: Any, calls: Sequence[Invocation]) -> list[Observation]:
-    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
-    return [seen(o, engine.scrubber) for o in raw]
-
-
 def _sets(params: Sequence[str]) -> list[tuple[str, ...]]:
     return [s for n in range(1, min(MAX_SET, len(params)) + 1)
             for s in itertools.combinations(params, n)]
@@ -159,7 +153,7 @@ async def _alone(engine: Any, call: Invocation, obs: Observation, field: str,
                  others: Sequence[str]) -> bool:
     """The field does not move when each of ``others`` doubles (a refused call says
     nothing): the shape constant is of the set's values alone, not of a rate beside them."""
-    ran = await _run(engine, [scaled(call, [p], 2.0) for p in others])
+    ran = await run_seen(engine, [scaled(call, [p], 2.0) for p in others])
     return all(not (o.ok and isinstance(o.output, Mapping)) or not is_number(
         o.output.get(field)) or close(o.output[field], obs.output[field], rel_tol=1e-6)
         for o in ran)
@@ -177,7 +171,7 @@ async def dimension(tool: Tool, engine: Any, inv: Invocation, obs: Observation,
     if not fields or not sets:
         return []
     probes = [scaled(inv, s, f) for s in sets for f in STEPS]
-    ran = await _run(engine, probes)
+    ran = await run_seen(engine, probes)
     found = []
     for named, base in fields:
         held = []

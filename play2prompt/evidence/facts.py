@@ -28,6 +28,7 @@ refute in D0 is in :mod:`play2prompt.evidence.refuted`.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -106,6 +107,12 @@ def seen(obs: Observation, scrubber: Scrubber) -> Observation:
     if obs.ok:
         return replace(obs, output=scrubber.value(obs.output))
     return replace(obs, error=scrubber.text(obs.error or "", ERROR_TEXT_LIMIT))
+
+
+async def run_seen(engine: Any, calls: Sequence[Invocation]) -> list[Observation]:
+    """``calls`` run together, each observation as the method may read it (:func:`seen`)."""
+    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
+    return [seen(o, engine.scrubber) for o in raw]
 
 
 def _sentence(text: str) -> str:
@@ -240,6 +247,10 @@ class FactBook:
         none."""
         fact = self.acted_fact(param)
         return fact.values[1:] if fact is not None else ()
+
+    def rules(self, param: str) -> str:
+        """``param``'s rule sentences as one text (what the readers of a unit read)."""
+        return " ".join(f.text for f in self.of(param) if f.kind == "rule")
 
     def rejected(self, param: str) -> set[str]:
         return {v for f in self.of(param) if f.kind == "rejects" for v in f.values}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import FactBook, seen
+from play2prompt.evidence.facts import FactBook, run_seen, seen
 from play2prompt.evidence.named_codes import codes_of
 from play2prompt.method.play import code_verdict
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -94,8 +94,7 @@ async def probe_formats(tool: Tool, engine: Engine, start: Invocation, start_obs
         visited.add(param)
         pairs = candidates(book, param, call.arguments.get(param))
         calls = [Invocation(call.name, {**call.arguments, param: v}) for _, v in pairs]
-        raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
-        seen_obs = [seen(o, engine.scrubber) for o in raw]
+        seen_obs = await run_seen(engine, calls)
         step = [Formatted(param, c, o, _runs(o)) for c, o in zip(calls, seen_obs)]
         tried += step
         won = next(((fmt, f) for (fmt, _), f in zip(pairs, step) if f.works), None)

@@ -125,7 +125,7 @@ def _said_as_percentage(query: str, name: str, value: object, book: FactBook) ->
     (:func:`~play2prompt.evidence.everyday.typical_value`: 5); None otherwise."""
     if not is_number(value) or value_in_text(value, query) or not said_as_percent(value, query):
         return None
-    return typical_value(value, " ".join(f.text for f in book.of(name) if f.kind == "rule"))
+    return typical_value(value, book.rules(name))
 
 
 def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) -> float | None:
@@ -137,7 +137,7 @@ def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) ->
     the doc that ignores the unit and against the one that states it."""
     if not is_number(value) or isinstance(value, bool):
         return None
-    unit = tool_unit(" ".join(f.text for f in book.of(name) if f.kind == "rule"))
+    unit = tool_unit(book.rules(name))
     scales = unit_scales()
     if unit not in scales:
         return None
@@ -162,8 +162,8 @@ def _meant(query: str, name: str, value: object, book: FactBook) -> float | None
     meant = _said_as_percentage(query, name, value, book)
     if meant is None:
         meant = _said_in_other_unit(query, name, value, book)
-    return meant if meant is not None else counted_from_one(
-        query, name, value, " ".join(f.text for f in book.of(name) if f.kind == "rule"))
+    return meant if meant is not None else counted_from_one(query, name, value,
+                                                            book.rules(name))
 
 
 def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
@@ -180,8 +180,7 @@ def scale_conflicts(query: str, inv: Invocation, book: FactBook) -> list[str]:
         elif (meant := _said_in_other_unit(query, name, value, book)) is not None:
             found.append(f"it says {value} in another unit than the tool takes ({name} "
                          f"{meant:g} is what it means)")
-        elif (meant := counted_from_one(query, name, value, " ".join(
-                f.text for f in book.of(name) if f.kind == "rule"))) is not None:
+        elif (meant := counted_from_one(query, name, value, book.rules(name))) is not None:
             found.append(f"it counts {name} from 1 where the tool counts from 0 ({name} "
                          f"{meant} is what it means)")
     return found

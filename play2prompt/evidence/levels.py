@@ -22,13 +22,12 @@ percentage points; no fact where no call ran at every level.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.evidence.facts import Fact, evidence_of, seen
+from play2prompt.evidence.facts import Fact, evidence_of, run_seen
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -121,8 +120,7 @@ async def _levels_of(tool: Tool, engine: Any, param: str, inv: Invocation,
                      levels: Sequence[int]) -> Levels | None:
     for base in _bases(tool, param, inv):
         calls = [Invocation(base.name, {**base.arguments, param: level}) for level in levels]
-        ran = [seen(o, engine.scrubber)
-               for o in await asyncio.gather(*(engine.runtime.run(c) for c in calls))]
+        ran = await run_seen(engine, calls)
         if not all(o.ok for o in ran):
             continue
         table = share_table(levels, [_numbers(o.output) for o in ran])

@@ -51,9 +51,8 @@ if TYPE_CHECKING:
 __all__ = ["CLAIM_CHECK", "CONVENTIONS", "DESCRIBE", "DESCRIBE_CHECK", "DIMENSIONS",
            "DOC_COMPLETION", "EVIDENCE", "FACTS_DOC", "FACT_READER", "FACT_TESTS",
            "FORMAT_PROBES", "KNOWN_OPERATIONS", "LEVELS", "OUTPUT_UNITS", "PROBES",
-           "RANGE_SEARCH", "RELABEL", "SCHEMA_FACTS",
-           "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "VALUE_PROBES", "Evidence", "active",
-           "evidence_for"]
+           "RANGE_SEARCH", "RELABEL", "REQUEST_GATES", "REQUEST_PARTS", "REREAD", "SCHEMA_FACTS",
+           "VALUE_PROBES", "Evidence", "active", "evidence_for"]
 
 
 class FactReader(Protocol):

@@ -30,8 +30,7 @@ from typing import Any
 from play2prompt.evidence.facts import FactBook
 from play2prompt.tools.model import Tool, ToolDoc
 
-KEYWORDS = ("enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-            "default")
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _range(values: tuple[str, ...], kind: str | None) -> dict[str, Any]:
@@ -73,9 +72,7 @@ def schema_constraints(tool: Tool, book: FactBook) -> dict[str, dict[str, Any]]:
             elif fact.values[:1] == ("default",):
                 found.update(_default(fact.values))
         found = {k: v for k, v in found.items() if k not in spec and not (
-            k.startswith(("min", "max", "exclusive")) and any(
-                s in spec for s in ("minimum", "maximum", "exclusiveMinimum",
-                                    "exclusiveMaximum")))}
+            k in BOUNDS and any(s in spec for s in BOUNDS))}
         if found:
             out[name] = dict(sorted(found.items()))
     return out
@@ -89,4 +86,4 @@ def constrained(doc: ToolDoc, tool: Tool, book: FactBook) -> ToolDoc:
     return doc.with_constraints(merged)
 
 
-__all__ = ["KEYWORDS", "constrained", "schema_constraints"]
+__all__ = ["BOUNDS", "constrained", "schema_constraints"]

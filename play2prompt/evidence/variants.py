@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.everyday import typical_value
-from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of, run_seen, seen
 from play2prompt.evidence.names import UNASKED_TESTS
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
@@ -226,7 +226,7 @@ def typical_call(inv: Invocation, param: str, book: FactBook | None) -> Invocati
         return inv
     args = dict(inv.arguments)
     for name, value in inv.arguments.items():
-        rules = " ".join(f.text for f in book.of(name) if f.kind == "rule")
+        rules = book.rules(name)
         typical = None if name == param else typical_value(value, rules)
         if typical is not None:
             args[name] = typical
@@ -305,8 +305,7 @@ async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left:
     accepted = book.accepted(param) if book is not None else ()
     tries = [Invocation(base.name, {**base.arguments, param: v})
              for v in default_candidates(base.arguments[param], accepted)]
-    ran = [seen(o, engine.scrubber)
-           for o in await asyncio.gather(*(engine.runtime.run(c) for c in tries))]
+    ran = await run_seen(engine, tries)
     same = [(c, o) for c, o in zip(tries, ran)
             if o.ok and canonical(o.output) == canonical(left.output)]
     if len(same) != 1:
