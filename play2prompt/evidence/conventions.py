@@ -13,6 +13,8 @@ must differ if one holds, the tool is run, and code decides:
   text or money field at 1/100 of it says the parameter is in the currency's smallest unit
   (cents); a date (a text, or a number of seconds since 1970) at 1/1000 of it says
   milliseconds. A parameter whose unit a fact gives already keeps it.
+- **a coordinate order** (a point as two numbers): latitude or longitude first
+  (:mod:`play2prompt.evidence.coordinates`);
 - **an index base** (a whole number named as a position): 0 and 1 are run; the tool
   refusing 0, or answering nothing for it, says it counts from 1; for an optional one, which
   of the two gives what a call without it gives (its default is the first); for a month, the
@@ -34,6 +36,7 @@ from email.utils import parsedate_to_datetime
 from functools import cache
 from typing import Any
 
+from play2prompt.evidence.coordinates import order_facts, position_params
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import DATA as FORMS
 from play2prompt.evidence.everyday import tool_unit
@@ -284,6 +287,10 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
         inv = next((i for i, _ in worked if param in i.arguments), worked[0][0])
         fact = await base_fact(engine, tool, param, inv)
         found += [fact] if fact else []
+    points = [p for p in position_params(tool, worked) if "longitude" not in ruled.get(p, "")]
+    if points:
+        inv = max((i for i, _ in worked), key=lambda i: sum(p in i.arguments for p in points))
+        found += await order_facts(engine, tool, inv, points)
     return found
 
 

@@ -282,6 +282,9 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
     if isinstance(value, str):
         form = everyday_form(value, rule)
         return [form] if form is not None else named_forms(value, f"{about} {rule}")
+    if isinstance(value, list):
+        point = position_form(value, rule)
+        return [point] if point is not None else []
     often = per_year_form(value, name)
     if often is not None:
         return [often]
@@ -303,6 +306,21 @@ def index_form(value: Any, rule: str, name: str) -> Form | None:
     return Form("position", f"{noun} {value + 1}", (value + 1,))
 
 
+def position_form(value: Any, rule: str) -> Form | None:
+    """A point whose order a rule states (:mod:`play2prompt.evidence.coordinates`) said with
+    its two numbers named, in the other order: "latitude 48.86, longitude 2.35" for
+    ``[2.35, 48.86]`` where the tool takes longitude first."""
+    found = re.search(r"is \[(longitude|latitude), (longitude|latitude)\]", rule)
+    if found is None or not isinstance(value, list) or len(value) != 2 or not all(
+            is_number(v) and not isinstance(v, bool) for v in value):
+        return None
+    named = dict(zip(found.groups(), value))
+    later, first = found.groups()            # said the other way round
+    text = f"{first} {named[first]:g}, {later} {named[later]:g}"
+    mark = rf"{re.escape(f'{named[first]:g}')}\D.*{re.escape(f'{named[later]:g}')}"
+    return Form("position", text, (float(named[first]), float(named[later])), mark)
+
+
 def level_form(value: Any, rule: str, name: str) -> Form | None:
     """A level said by the shares its rule gives ("70 to 80 % of max hr" for zone 3,
     :mod:`play2prompt.evidence.levels`): the request must say those percentages."""
@@ -315,5 +333,5 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
 
 __all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "index_form",
            "level_form", "named_forms", "number_form", "number_forms", "per_year_form",
-           "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value", "unit_scales",
-           "unit_words"]
+           "position_form", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value",
+           "unit_scales", "unit_words"]

@@ -17,7 +17,8 @@ DOC_COMPLETION = "doc-completion"  # a rewrite completed with D0 and the facts
 CLAIM_CHECK = "claim-check"        # a rewrite's stated defaults checked by execution
 FACTS_DOC = "facts-doc"            # the code-written facts doc as a doc candidate
 FACT_TESTS = "fact-tests"          # Step 1b: requests that test play's facts
-UNASKED_TESTS = "unasked-tests"    # ... and calls without an optional argument every call set
+UNASKED_TESTS = "unasked-tests"    # ... calls without an optional argument every call set,
+#                                     and a text option's default shown by executions
 DESCRIBE = "describe"              # an undocumented tool described from its executed calls
 DESCRIBE_CHECK = "describe-check"  # ... its description's expression run on those calls
 KNOWN_OPERATIONS = "known-operations"  # ... a catalogue of operations run on them by code

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from play2prompt.evidence.everyday import typical_value
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of, run_seen, seen
 from play2prompt.evidence.names import UNASKED_TESTS
+from play2prompt.evidence.text_defaults import text_default, text_options
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
@@ -281,6 +282,20 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
     return out
 
 
+async def _text_defaults(tool: Tool, engine: Engine, examples: Sequence[Example],
+                         book: FactBook | None, skip: set[str]) -> dict[str, Variant]:
+    """The left-out variants of text options whose default the executions single out
+    (:func:`~play2prompt.evidence.text_defaults.text_default`)."""
+    out: dict[str, Variant] = {}
+    for param in text_options(tool):
+        if param not in skip and (found := await text_default(
+                engine, tool, param, examples, book)) is not None:
+            value, call, obs, left, left_obs = found
+            out[param] = Variant(param, LEFT_OUT, left, left_obs,
+                                 default_fact(param, value, call, obs))
+    return out
+
+
 def default_candidates(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
     """What an argument left out may default to where the call's own value did not give the
     left-out output: a flag's other value; 0, 1, the values the tool lists and the call's
@@ -326,10 +341,13 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         unasked: bool = False) -> list[Variant]:
     """Up to ``limit`` variants of ``tool``'s verified ``examples``: the value probes' calls
     with a text the tool acts on (with ``book``, the facts); for each optional argument, the
-    first left-out call that runs with the same output; then the probes of the other sign;
-    then, with ``unasked``, the unasked calls. The left-out and unasked calls are executed
+    first left-out call that runs with the same output (with ``unasked``, a text option's too:
+    :mod:`~play2prompt.evidence.text_defaults`); then the probes of the other sign; then, with
+    ``unasked``, the unasked calls. The left-out and unasked calls are executed
     here."""
     out = await _left_out(tool, engine, examples, book)
+    if unasked:
+        out.update(await _text_defaults(tool, engine, examples, book, set(out)))
     variants = [*(acted_calls(examples, probed, book) if book is not None else []),
                 *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):

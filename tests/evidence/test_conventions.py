@@ -48,6 +48,23 @@ def first_day1(year: int, month: int) -> str:
 
 def echo(offset: int, text: str) -> dict:
     return {"text": text}
+
+def _arc(a: list, b: list) -> float:   # degrees of arc between [lon, lat] points
+    import math
+    (x1, y1), (x2, y2) = ([math.radians(v) for v in p] for p in (a, b))
+    h = math.sin((y2 - y1) / 2) ** 2 + math.cos(y1) * math.cos(y2) * math.sin((x2 - x1) / 2) ** 2
+    return round(math.degrees(2 * math.asin(math.sqrt(h))), 6)
+
+def geo_checked(origin: list, destination: list) -> float:
+    if not all(-90 <= p[1] <= 90 for p in (origin, destination)):
+        raise ValueError("invalid position")
+    return _arc(origin, destination)
+
+def geo_lonlat(origin: list, destination: list) -> float:
+    return _arc(origin, destination)
+
+def geo_latlon(origin: list, destination: list) -> float:
+    return _arc(origin[::-1], destination[::-1])
 '''
 
 
@@ -66,6 +83,9 @@ TOOLSET = {
     "first_day0": _tool("first_day0", {"year": INT, "month": INT}, ["year", "month"]),
     "first_day1": _tool("first_day1", {"year": INT, "month": INT}, ["year", "month"]),
     "echo": _tool("echo", {"offset": INT, "text": STR}, ["offset", "text"]),
+    **{name: _tool(name, {"origin": {"type": "array"}, "destination": {"type": "array"}},
+                   ["origin", "destination"])
+       for name in ("geo_checked", "geo_lonlat", "geo_latlon")},
 }
 
 
@@ -193,3 +213,25 @@ def test_a_size_or_an_offset_is_no_position():
     tool = _tool("orders", {"page": INT, "per_page": INT, "page_size": INT, "utc_offset": INT,
                             "row_count": INT}, [])
     assert candidates(tool, {})[1] == ["page"]
+
+
+POINTS = {"origin": [40.7128, -74.006], "destination": [42.3601, -71.0589]}
+
+
+def test_coordinate_order_from_the_range_a_latitude_has(engine_over, tmp_path):
+    facts = _found(engine_over, tmp_path, "geo_checked", POINTS)
+    assert [f.param for f in facts] == ["origin", "destination"]
+    assert all(f.values == ("convention", "order", "lon-lat") for f in facts)
+    assert "[longitude, latitude]" in facts[0].text and facts[0].source == "output"
+    (form,) = everyday_forms([2.3522, 48.8566], facts[0].text, "", "origin")
+    assert form.text == "latitude 48.8566, longitude 2.3522"
+    assert form.said_in("from Paris (48.8566, 2.3522)")
+    assert not form.said_in("from Paris (2.3522, 48.8566)")
+
+
+def test_coordinate_order_from_a_distance_on_a_parallel_and_a_meridian(engine_over, tmp_path):
+    lon_lat = _found(engine_over, tmp_path, "geo_lonlat", POINTS)
+    assert [f.values[2] for f in lon_lat] == ["lon-lat", "lon-lat"]
+    lat_lon = _found(engine_over, tmp_path, "geo_latlon", POINTS)
+    assert [f.values[2] for f in lat_lon] == ["lat-lon", "lat-lon"]
+    assert "[latitude, longitude]" in lat_lon[0].text
