@@ -14,7 +14,9 @@ against it:
 - ``minimum`` / ``maximum`` (or their exclusive forms): both ends of a range the range
   search found (:mod:`play2prompt.evidence.bounds`);
 - ``default``: the value a call without the argument was shown to give the same answer as
-  (:mod:`play2prompt.evidence.variants`).
+  (:mod:`play2prompt.evidence.variants`), first in the ``enum`` where it is listed;
+- ``minimum`` (and a month's ``maximum``): from the base an index was shown to count from
+  (:mod:`play2prompt.evidence.conventions`).
 
 A keyword the original schema has already is left as it is; D0 itself gets none (the
 original doc stays the original), so a candidate carries them only where it is another doc,
@@ -27,7 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.tools.model import Tool, ToolDoc
 
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -53,6 +55,15 @@ def _default(values: tuple[str, ...]) -> dict[str, Any]:
         return {"default": json.loads(values[1])} if len(values) > 1 else {}
     except ValueError:
         return {}
+
+
+def _index_range(fact: Fact) -> dict[str, Any]:
+    """The range an index base gives (:mod:`play2prompt.evidence.conventions`): from the
+    base; a month's twelve values (0 to 11 where it counts from 0: December is 11, and 12,
+    which such tools take as the next January, is no month a request means)."""
+    base = int(fact.values[2])
+    month = "is January" in fact.text            # index_sentence's words for a month
+    return {"minimum": base, **({"maximum": base + 11} if month else {})}
 
 
 def _default_first(found: dict[str, Any]) -> dict[str, Any]:
@@ -81,6 +92,8 @@ def schema_constraints(tool: Tool, book: FactBook) -> dict[str, dict[str, Any]]:
                 found.update(_range(fact.values, spec.get("type")))
             elif fact.values[:1] == ("default",):
                 found.update(_default(fact.values))
+            elif fact.values[:2] == ("convention", "index") and spec.get("type") == "integer":
+                found.update(_index_range(fact))
         found = {k: v for k, v in found.items() if k not in spec and not (
             k in BOUNDS and any(s in spec for s in BOUNDS))}
         found = _default_first(found)

@@ -47,3 +47,15 @@ def test_the_doc_carries_them_into_the_published_schema():
     assert again == doc and "one of \"km\", \"mi\"" in doc.render("pace", TOOL.parameters)
     assert "constraints" not in ToolDoc("x").to_dict()
     assert TOOL.with_doc(ToolDoc("Pace.")).parameters == TOOL.parameters
+
+
+def test_an_index_base_bounds_the_index_and_a_month_to_twelve_values():
+    tool = Tool("stamp", "", {"type": "object", "properties": {
+        "month": {"type": "integer"}, "page": {"type": "integer"}}, "required": []})
+    book = FactBook(tool, [
+        Fact("month", "rule", "`month` counts from 0: 0 is January, 11 is December.",
+             ("convention", "index", "0")),
+        Fact("page", "rule", "`page` counts from 1: 1 is the first page, 2 the second.",
+             ("convention", "index", "1"))])
+    assert schema_constraints(tool, book) == {"month": {"maximum": 11, "minimum": 0},
+                                              "page": {"minimum": 1}}
