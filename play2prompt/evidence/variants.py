@@ -46,7 +46,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.everyday import typical_value
@@ -211,6 +211,22 @@ def default_fact(param: str, value: Any, call: Invocation, obs: Observation) -> 
                 evidence_of(call, obs), call.key())
 
 
+def flag_effect(param: str, base: Invocation, shown: Observation, flipped: Observation,
+                limit: int = 40) -> str:
+    """What the flag's other value does, said on the call (" dayfirst=true changes it:
+    arg="04/03/2024" gives "2024-03-04T00:00:00", not "2024-04-03T00:00:00"."), where the
+    call has at most two other arguments and each value and output fits in ``limit``
+    characters; "" otherwise. A default alone leaves a reader guessing when to set it (the
+    1.5B left ``dayfirst`` false for a British date on examples/silent)."""
+    other = json.dumps(not base.arguments[param])
+    said = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in base.arguments.items()
+            if k != param]
+    outs = [json.dumps(o.output, ensure_ascii=False, default=str) for o in (flipped, shown)]
+    if len(said) > 2 or any(len(t) > limit for t in (*said, *outs)) or outs[0] == outs[1]:
+        return ""
+    return f" {param}={other} changes it: {', '.join(said)} gives {outs[0]}, not {outs[1]}."
+
+
 def sign_fact(param: str, value: Any, call: Invocation, obs: Observation) -> Fact:
     word = "negative" if value < 0 else "positive"
     return Fact(param, "rule", f"{param} may be {word} (e.g. {param}={value}).",
@@ -273,8 +289,11 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
                 elsewhere.append((param, base, call, obs))
             continue     # left out, it does not do as the call did, or the value did nothing
         value = base.arguments[param]
-        out[param] = Variant(param, LEFT_OUT, call, obs,
-                             default_fact(param, value, base, shown))
+        fact = default_fact(param, value, base, shown)
+        if isinstance(value, bool) and got and got[0].ok:
+            fact = replace(fact, text=fact.text + flag_effect(
+                param, base, seen(shown, engine.scrubber), seen(got[0], engine.scrubber)))
+        out[param] = Variant(param, LEFT_OUT, call, obs, fact)
     for param, base, call, obs in elsewhere:
         if param not in out and (found := await _default_elsewhere(
                 engine, base, param, obs, book)) is not None:
@@ -361,6 +380,6 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
 
 
 __all__ = ["ACTED", "LEFT_OUT", "OTHER_SIGN", "UNASKED", "Variant", "acted_calls",
-           "default_candidates", "default_fact", "find_variants", "left_out_calls",
+           "default_candidates", "default_fact", "find_variants", "flag_effect", "left_out_calls",
            "neighbours", "other_sign_probes", "sign_fact", "typical_call", "unasked_calls",
            "unasked_fact", "without"]

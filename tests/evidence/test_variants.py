@@ -264,3 +264,16 @@ def test_a_default_no_verified_call_set_is_found_among_0_1_and_the_listed_values
     assert variant.invocation.arguments == {"total": 120, "people": 4}
     assert variant.fact.text.startswith("Optional; defaults to 0.0 ")
     assert variant.observation.output["tip_amount"] == 0
+
+
+def test_a_flag_default_says_what_the_other_value_changes_on_a_short_call():
+    from play2prompt.evidence.variants import flag_effect
+    base = Invocation("to_datetime", {"arg": "04/03/2024", "dayfirst": False})
+    shown, flipped = Observation(True, "2024-04-03T00:00:00"), Observation(
+        True, "2024-03-04T00:00:00")
+    assert flag_effect("dayfirst", base, shown, flipped) == (
+        ' dayfirst=true changes it: arg="04/03/2024" gives "2024-03-04T00:00:00", not '
+        '"2024-04-03T00:00:00".')
+    assert flag_effect("dayfirst", base, shown, shown) == ""          # no change shown
+    long = Invocation("to_datetime", {"arg": "x" * 50, "dayfirst": False})
+    assert flag_effect("dayfirst", long, shown, flipped) == ""        # too long to say
