@@ -9,7 +9,9 @@ value of each standard format in turn (``data/text_formats.json``: ISO 8601 date
 durations, ISO country and currency codes, IANA zones, language tags, hex colours), after the
 text's own code where it names one ("Canada" as "CA", "Euro" as "EUR", "Tokyo" as
 "Asia/Tokyo": the call keeps its meaning); where the tool listed the values it takes, those
-instead. A call whose error moves on to another text
+instead. An optional text is first tried left out: play's generator set ``weekmask`` of a
+business-day counter in all of its 30 calls, each refused ("Invalid business day weekmask
+string"), where a call without it runs. A call whose error moves on to another text
 ("no rates for destination" once the service is one the tool lists) is the next start, a few
 steps at most. A value that runs makes a repaired call, a valid call found by code
 (:class:`~play2prompt.evidence.probes.Prober` keeps it); two more values of its format are
@@ -37,6 +39,7 @@ DATA = "text_formats.json"
 MAX_STEPS = 3       # texts fixed one after another in one call
 MAX_LISTED = 3      # listed values tried for a text the tool lists
 CONFIRMED = 3       # values of a format that ran, the winner's included
+LEFT_OUT = "left out"
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,10 @@ async def probe_formats(tool: Tool, engine: Engine, start: Invocation, start_obs
         if param is None or param in visited:
             break
         visited.add(param)
-        pairs = candidates(book, param, call.arguments.get(param))
+        pairs: list[tuple[str, Any]] = candidates(book, param, call.arguments.get(param))
         calls = [Invocation(call.name, {**call.arguments, param: v}) for _, v in pairs]
+        if param not in set(tool.required):     # an optional text is first tried left out
+            pairs, calls = [(LEFT_OUT, None), *pairs], [call.without(param), *calls]
         seen_obs = await run_seen(engine, calls)
         step = [Formatted(param, c, o, _runs(o)) for c, o in zip(calls, seen_obs)]
         tried += step
@@ -124,4 +129,4 @@ async def _confirm(engine: Engine, won: Formatted, fmt: str,
             for c, o in zip(calls, raw)]
 
 
-__all__ = ["Formatted", "blamed", "candidates", "probe_formats"]
+__all__ = ["LEFT_OUT", "Formatted", "blamed", "candidates", "probe_formats"]

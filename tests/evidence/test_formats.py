@@ -36,6 +36,11 @@ MODULE = textwrap.dedent('''
         if destination not in ("US", "GB", "DE", "FR"):
             raise ValueError(f"no rates for destination {destination!r}")
         return {"price": 3 + weight / 1000}
+
+    def workdays(start, end, mask="1111100"):
+        if not re.fullmatch(r"[01]{7}", mask):
+            raise ValueError(f"Invalid weekmask string {mask!r}")
+        return {"days": (int(end) - int(start)) * mask.count("1") // 7}
 ''')
 
 
@@ -122,3 +127,12 @@ def test_on_by_default_and_nothing_tried_without_it(make_engine):
                        evidence=tuple(n for n in DEFAULT_EVIDENCE if n != FORMAT_PROBES))
     assert prober.engine.uses[FORMAT_PROBES] == 0
     assert not [r for r in prober.repaired if r.how == "formatting"]
+
+
+def test_an_optional_text_refused_is_first_tried_left_out(make_engine):
+    tool = Tool("workdays", "", {"type": "object", "required": ["start", "end"], "properties": {
+        "start": {"type": "string"}, "end": {"type": "string"}, "mask": {"type": "string"}}},
+        {"python": "thin:workdays"})
+    _, prober = _probe(make_engine, tool, {"start": "0", "end": "14", "mask": "Mon Tue"})
+    (ran,) = [r.invocation for r in prober.repaired if r.how == "formatting"]
+    assert ran.arguments == {"start": "0", "end": "14"}
