@@ -39,6 +39,7 @@ from play2prompt.evidence.formats import probe_formats
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import Reshaped, reshape
 from play2prompt.evidence.values import probe_values, unacted
+from play2prompt.evidence.variants import unasked_fact
 from play2prompt.method.play import PlayResult, code_verdict, found_nothing
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -282,7 +283,9 @@ class Prober:
 
     async def _formats(self, start: Invocation, start_obs: Observation) -> None:
         """The format probes of a failing start (:mod:`.formats`): each call that ran is a
-        repaired call, read as a valid call; failed tries are code's guesses, not read."""
+        repaired call, read as a valid call; failed tries are code's guesses, not read. A
+        call that ran with an optional text left out says so as a fact ("Optional; leave it
+        out ...")."""
         tried = await probe_formats(self.tool, self.engine, start, start_obs, self.book)
         self.formatted += len(tried)
         for f in tried:
@@ -291,6 +294,8 @@ class Prober:
                                                               f.observation, None)
                 self.repaired.append(Repaired(f.invocation, f.observation, f.param,
                                               "formatting"))
+                if f.param not in f.invocation.arguments:    # it ran with the text left out
+                    self.book.add(unasked_fact(f.param, f.invocation, f.observation))
                 self.probed.append((f.param, f.invocation, f.observation))
 
     async def _reshape(self, plays: Sequence[PlayResult]) -> list[Reshaped]:

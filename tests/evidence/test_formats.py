@@ -133,6 +133,7 @@ def test_an_optional_text_refused_is_first_tried_left_out(make_engine):
     tool = Tool("workdays", "", {"type": "object", "required": ["start", "end"], "properties": {
         "start": {"type": "string"}, "end": {"type": "string"}, "mask": {"type": "string"}}},
         {"python": "thin:workdays"})
-    _, prober = _probe(make_engine, tool, {"start": "0", "end": "14", "mask": "Mon Tue"})
+    book, prober = _probe(make_engine, tool, {"start": "0", "end": "14", "mask": "Mon Tue"})
     (ran,) = [r.invocation for r in prober.repaired if r.how == "formatting"]
     assert ran.arguments == {"start": "0", "end": "14"}
+    assert any(s.startswith("Optional; leave it out") for s in book.sentences("mask"))
