@@ -4,15 +4,16 @@
 A number or a flag left out shows its default against its neighbours (:func:`~play2prompt.
 evidence.variants.neighbours`); a text has none, and a filter left out can match one value of
 it by chance (a search for "charger" without ``category`` finds what ``category="electronics"``
-found). A text option whose values are known, those the tool listed (an error's "must be one
-of ...", a schema ``enum``) or else those play's verified calls set, has the others: the call
-is run without the option and with each value, and the value is its default where it is the
-only one whose output is the left-out output while another value that ran gave another. Where
-a second verified call exists the same value must do so again there (a chance match of a
-filter does not hold on another call). In examples/silent the 1.5B set ``method`` of
-``percentile`` unasked in 7 of 8 requests, to a value from the listed thirteen that is not the
-default; a doc and a schema that name the default (``"linear"``) make the unasked value
-harmless and the left-out request a test of it.
+found). A text option whose values are known, those the tool listed (an error's "must be one of
+...", a schema ``enum``) or else those play's verified calls set, has the others: the call is
+run without the option and with each value, and the value is its default where it is the only
+one whose output is the left-out output on every call that separates the values (another value
+gave another output), two such calls where play has them: a chance match of a filter does not
+hold on another call, and a call where several values match (a percentile at the median, where
+every method agrees) narrows the candidates without deciding. In examples/silent the 1.5B set
+``method`` of ``percentile`` unasked in 7 of 8 requests, to a value from the listed thirteen
+that is not the default; a doc and a schema that name the default (``"linear"``) make the
+unasked value harmless and the left-out request a test of it.
 
 Executions only, no LLM call; the tool runs as probes run it.
 """
@@ -29,7 +30,8 @@ from play2prompt.method.play import code_verdict
 from play2prompt.tools.model import Invocation, Observation, Tool
 
 MAX_VALUES = 16          # values run per base call
-BASES = 2                # verified calls a default must hold on (where there are so many)
+BASES = 4                # verified calls tried, those that set the option first
+CONFIRM = 2              # of them, those the default must hold on (where there are so many)
 
 
 def text_values(tool: Tool, param: str, examples: Sequence[Example],
@@ -72,37 +74,49 @@ def bases_for(param: str, examples: Sequence[Example]) -> list[Invocation]:
     return out[:BASES]
 
 
-def only_match(left: Observation, ran: Sequence[Observation], values: Sequence[str]
-               ) -> str | None:
-    """The one value whose call gave the left-out output, where another value's call ran
-    with another output; None otherwise (no value, two, or none that differed)."""
+def matches(left: Observation, ran: Sequence[Observation], values: Sequence[str]
+            ) -> set[str] | None:
+    """The values whose call gave the left-out output, where another value's call ran with
+    another output; None where the call says nothing (it failed left out, or every value
+    that ran gave one output)."""
     if code_verdict(left)[0] != 0:
         return None
     given = canonical(left.output)
-    same = [v for v, o in zip(values, ran) if o.ok and canonical(o.output) == given]
+    same = {v for v, o in zip(values, ran) if o.ok and canonical(o.output) == given}
     other = any(o.ok and canonical(o.output) != given for o in ran)
-    return same[0] if len(same) == 1 and other else None
+    return same if other else None
 
 
 async def text_default(engine: Any, tool: Tool, param: str, examples: Sequence[Example],
                        book: FactBook | None
                        ) -> tuple[str, Invocation, Observation, Invocation, Observation] | None:
     """(default, the call with it, its output, the call without it, its output) for
-    ``param``, or None where the executions do not single one out on every base call."""
+    ``param``: the one value every base call that says something matches (two of them where
+    there are two; a percentile at the median matches every method, and says nothing), or
+    None."""
     values = text_values(tool, param, examples, book)
     bases = bases_for(param, examples) if values else []
-    found: tuple[str, Invocation, Observation, Invocation, Observation] | None = None
+    left_in: set[str] | None = None
+    said = 0
+    first: dict[str, tuple[Invocation, Observation, Invocation, Observation]] = {}
     for base in bases:
         calls = [base, *(Invocation(base.name, {**base.arguments, param: v}) for v in values)]
         left, *ran = await run_seen(engine, calls)
-        value = only_match(left, ran, values)
-        if value is None or (found is not None and value != found[0]):
-            return None
-        if found is None:
-            at = values.index(value)
-            found = (value, calls[at + 1], ran[at], base, left)
-    return found
+        same = matches(left, ran, values)
+        if same is None:
+            continue
+        left_in = same if left_in is None else left_in & same
+        said += 1
+        for v in same:
+            at = values.index(v)
+            first.setdefault(v, (calls[at + 1], ran[at], base, left))
+        if not left_in or (len(left_in) == 1 and said >= CONFIRM):
+            break
+    if left_in is None or len(left_in) != 1 or said < min(CONFIRM, len(bases)):
+        return None
+    (value,) = left_in
+    return (value, *first[value])
 
 
-__all__ = ["BASES", "MAX_VALUES", "bases_for", "only_match", "text_default", "text_options",
-           "text_values"]
+__all__ = ["BASES", "CONFIRM", "MAX_VALUES", "bases_for", "matches", "text_default",
+           "text_options", "text_values"]

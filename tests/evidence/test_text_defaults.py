@@ -9,7 +9,7 @@ import textwrap
 
 from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.schema_facts import schema_constraints
-from play2prompt.evidence.text_defaults import only_match, text_values
+from play2prompt.evidence.text_defaults import matches, text_values
 from play2prompt.evidence.variants import LEFT_OUT, find_variants
 from play2prompt.method.example_search import Example
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -88,6 +88,17 @@ def test_values_and_the_single_match():
     assert text_values(QUANTILE, "method", [], None) == []
     assert text_values(ORDERS, "status", [], None) == ["paid", "new"]
     ok = lambda out: Observation(True, out)       # noqa: E731
-    assert only_match(ok(1), [ok(1), ok(2)], ["a", "b"]) == "a"
-    assert only_match(ok(1), [ok(1), ok(1)], ["a", "b"]) is None      # two match
-    assert only_match(ok(1), [ok(1), Observation(False, None, "no", "tool")], ["a", "b"]) is None
+    assert matches(ok(1), [ok(1), ok(2)], ["a", "b"]) == {"a"}
+    assert matches(ok(1), [ok(1), ok(1)], ["a", "b"]) is None          # nothing separates
+    assert matches(ok(1), [ok(1), ok(1), ok(2)], ["a", "b", "c"]) == {"a", "b"}
+    failed = Observation(False, None, "no", "tool")
+    assert matches(ok(1), [ok(1), failed], ["a", "b"]) is None
+    assert matches(failed, [ok(1), ok(2)], ["a", "b"]) is None
+
+
+def test_calls_where_several_values_match_narrow_without_deciding(engine_over, tmp_path):
+    # q=0.5 gives linear and midpoint nearly alike; q=0 makes every method agree: says nothing
+    calls = [{"values": [1, 5], "q": 0.0, "method": "lower"}, {"values": [2, 4], "q": 0.7},
+             {"values": [3, 9], "q": 0.2}]
+    (found,) = _variants(engine_over, tmp_path, QUANTILE, calls, _listed())
+    assert found.fact.values == ("default", '"linear"')
