@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from play2prompt.engine import Engine
 from play2prompt.evidence.facts import Fact, FactBook, facts_doc
-from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, active
+from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, SIBLING_CONTRAST, active
 from play2prompt.method.example import Example
 from play2prompt.method.tool_set_check import (
     SetCase,
@@ -44,15 +44,18 @@ async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[
     eng = engine.for_tool(SET_CHECK_TAG, count_calls=True)
     trials = sum(e.changed or e.can_propose for e in entries)
     eng.reporter.start(SET_CHECK_TAG, len(cases) * (1 + trials))
-    check = await check_tool_set(eng, entries, cases)
+    check = await check_tool_set(eng, entries, cases,
+                                 SIBLING_CONTRAST in active(engine.config))
     out.update(checked_results(out, entries, check))
-    for name in (*check.undone, *check.adopted):
+    out.update(contrasted_results(out, check))
+    for name in dict.fromkeys((*check.undone, *check.adopted, *check.contrasted)):
         engine.store.put_result(name, out[name].to_dict())
     engine.store.set_meta(Meta.SET_CHECK, check.to_dict())
     eng.reporter.done(SET_CHECK_TAG, f"{len(cases)} examples with all tools shown: "
                       f"{check.before:.2f} -> {check.after:.2f}, undone: "
                       f"{', '.join(check.undone) or 'none'}, adopted: "
-                      f"{', '.join(check.adopted) or 'none'}")
+                      f"{', '.join(check.adopted) or 'none'}, contrasted: "
+                      f"{', '.join(check.contrasted) or 'none'}")
     return out
 
 
@@ -75,6 +78,24 @@ def checked_results(results: Mapping[str, ToolResult], entries: Sequence[SetEntr
                                decision.reason(), dict(was.scores),
                                {**was.stats, "demos": 0,
                                 "set_check": {"adopted": True, "was": was.doc_reason}})
+    return out
+
+
+def contrasted_results(results: Mapping[str, ToolResult], check: SetCheck
+                       ) -> dict[str, ToolResult]:
+    """The results the contrast round changed: the sentence added to the doc each ships."""
+    out: dict[str, ToolResult] = {}
+    for name, sentence in check.contrasted.items():
+        assert check.contrast is not None        # a sentence comes from a kept round
+        was = results[name]
+        doc = replace(was.doc, description=f"{was.doc.description.rstrip()} {sentence}".strip())
+        reason = (f"{was.doc_reason}; the tool-set check added what sets it apart from a tool "
+                  f"its requests went to ({check.contrast.before} -> "
+                  f"{check.contrast.with_them} of {check.cases} examples right)")
+        out[name] = replace(was, doc=doc, doc_changed=True, doc_reason=reason,
+                            stats={**was.stats, "set_check": {
+                                **dict(was.stats.get("set_check") or {}),
+                                "contrast": sentence}})
     return out
 
 

@@ -28,12 +28,14 @@ LEVELS = "levels"                  # what each value of a level means, as shares
 CONVENTIONS = "conventions"        # a silent convention (cents, ms, counts from 0) by outputs
 SCHEMA_FACTS = "schema-facts"      # facts the schema can hold (enum, range, default) in it
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
+SIBLING_CONTRAST = "sibling-contrast"  # ... and what sets two confused tools apart said
 
 EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FORMAT_PROBES,
                              REQUEST_GATES, REQUEST_PARTS, REREAD, RELABEL, DOC_COMPLETION,
                              CLAIM_CHECK, FACTS_DOC, FACT_TESTS, UNASKED_TESTS, DESCRIBE,
                              DESCRIBE_CHECK, KNOWN_OPERATIONS, OUTPUT_UNITS, DIMENSIONS,
-                             LEVELS, CONVENTIONS, SCHEMA_FACTS, SET_CHECK)
+                             LEVELS, CONVENTIONS, SCHEMA_FACTS, SET_CHECK,
+                             SIBLING_CONTRAST)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
 # found it to change nothing (54.6 % with and without it, +0/-0, 19 more calls; sweep abl,
@@ -63,6 +65,8 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
 # dimensions is on since 2026-11-29: executions only, no LLM call; it found the held-out paint
 # tool's centimetres, which no error states (replays fresh19s, fresh20s: 65.6 %, noise-level
 # against 64.1 % before; docs/results.md).
+# sibling-contrast is on since 2026-12-02 (issue 72: a tool's requests sent to another):
+# measured on examples/silent, docs/results.md.
 # conventions, schema-facts and unasked-tests are on since 2026-12-02 (issue 72: silent
 # conventions, facts in the schema, optional arguments left out): measured on
 # examples/silent, docs/results.md.
@@ -84,7 +88,8 @@ def active(config: Any) -> tuple[str, ...]:
            CONVENTIONS: not config.probe,       # ... and this one
            FACTS_DOC: not config.evidence_notes,
            FACT_TESTS: config.fact_tests <= 0, UNASKED_TESTS: config.fact_tests <= 0,
-           SET_CHECK: config.set_check <= 0}
+           SET_CHECK: config.set_check <= 0,
+           SIBLING_CONTRAST: config.set_check <= 0 or SET_CHECK not in named}
     return tuple(n for n in EVIDENCE if n in named and not off.get(n, False))
 
 

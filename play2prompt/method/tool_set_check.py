@@ -67,6 +67,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from play2prompt.method.contrast import Contrast, contrast_round
 from play2prompt.method.set_rounds import (
     Gate,
     SetAnswer,
@@ -138,6 +139,12 @@ class SetCheck:
     before: float
     after: float
     decisions: tuple[SetDecision, ...]
+    contrast: Contrast | None = None     # the sibling contrast round, where one was tried
+
+    @property
+    def contrasted(self) -> Mapping[str, str]:
+        """Tool -> the sentence the contrast round added (none where it was not kept)."""
+        return self.contrast.sentences if self.contrast and self.contrast.kept else {}
 
     @property
     def undone(self) -> tuple[str, ...]:
@@ -159,7 +166,8 @@ class SetCheck:
                                "gate": None if d.gate is None else
                                {"cases": d.gate.cases, "need": d.gate.need,
                                 "asked": d.gate.asked, "fixed": d.gate.fixed}}
-                              for d in self.decisions]}
+                              for d in self.decisions],
+                "contrast": None if self.contrast is None else self.contrast.to_dict()}
 
 
 def pick_cases(cases: Sequence[SetCase], per_tool: int) -> list[SetCase]:
@@ -190,8 +198,9 @@ def _blamed(case: SetCase, answer: SetAnswer) -> set[str]:
 
 
 async def check_tool_set(engine: Engine, entries: Sequence[SetEntry],
-                         cases: Sequence[SetCase]) -> SetCheck:
-    """The tool-set check (see the module's docstring) over ``cases`` (already picked)."""
+                         cases: Sequence[SetCase], contrast: bool = False) -> SetCheck:
+    """The tool-set check (see the module's docstring) over ``cases`` (already picked);
+    ``contrast``: then the sibling contrast round (:mod:`~play2prompt.method.contrast`)."""
     current = list(entries)
     answers = await ask_set(engine, current, cases)
     before = _accuracy(answers)
@@ -217,7 +226,10 @@ async def check_tool_set(engine: Engine, entries: Sequence[SetEntry],
         if decision.undone:
             current, answers = trial, asked.full()
     current, answers = await adopt_proposals(engine, current, cases, answers, decisions)
-    return SetCheck(len(cases), before, _accuracy(answers), tuple(decisions))
+    said = None
+    if contrast:
+        current, answers, said = await contrast_round(engine, current, cases, answers)
+    return SetCheck(len(cases), before, _accuracy(answers), tuple(decisions), said)
 
 
 def wronged(entries: Sequence[SetEntry], cases: Sequence[SetCase],

@@ -22,6 +22,7 @@ from play2prompt.evidence.names import (
     KNOWN_OPERATIONS,
     REQUEST_PARTS,
     SET_CHECK,
+    SIBLING_CONTRAST,
     UNASKED_TESTS,
     VALUE_PROBES,
     active,
@@ -89,11 +90,12 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     # (tests/evidence/test_variants.py makes one); ``format-probes`` only tries where no call
     # of a tool has worked, and the fake's first calls work (tests/evidence/test_formats.py);
     # ``dimensions`` needs an output field that names its unit, which these tools' have not
-    # (tests/evidence/test_dimensions.py runs one)
+    # (tests/evidence/test_dimensions.py runs one); ``sibling-contrast`` only where a tool's
+    # requests went to another in the tool-set check (tests/method/test_contrast.py)
     uses = _uses(result)
     assert {n for n, k in uses.items() if k} == set(EVIDENCE) - {
         DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES, REQUEST_PARTS,
-        UNASKED_TESTS, FORMAT_PROBES, DIMENSIONS}, uses
+        UNASKED_TESTS, FORMAT_PROBES, DIMENSIONS, SIBLING_CONTRAST}, uses
     assert uses[DESCRIBE] == 0
 
 

@@ -277,7 +277,11 @@ def test_a_run_checks_its_tool_set_once(tmp_path, example_tools):
     # than UNDO_MARGIN), and no other case (the trial lost at its gate)
     gates = [d["gate"] for d in check["decisions"]]
     assert all(g["asked"] == max(0, g["cases"] - UNDO_MARGIN + 1) for g in gates)
-    assert asked == check["cases"] + sum(g["asked"] for g in gates)
+    # then the sibling contrast round: every answer calls the last tool, so the others'
+    # requests went to it; the sentences change nothing here, and the round is not kept
+    contrast = check["contrast"]
+    assert contrast is not None and not contrast["kept"]
+    assert asked == check["cases"] + sum(g["asked"] for g in gates) + contrast["asked"]
     assert any(g["asked"] for g in gates)
     assert all(d["counted"] < check["cases"] for d in check["decisions"])
     # resumed: the stored outcome stands, no task-model request is made again
