@@ -187,7 +187,7 @@ def sign_form(value: Any) -> Form | None:
                 f"below or less)", (-value,), rf"\b(?:{words(DATA)['other_way']})\b")
 
 
-def typical_value(value: Any, rule: str) -> float | None:
+def typical_value(value: Any, rule: str) -> float | list[float] | None:
     """The value a person would mean where the call's is legal but atypical under ``rule``:
     a percentage written as a fraction (0.05 where the tool takes a percentage between 0 and
     100) is 5; a number too small to say in the everyday unit of the tool's (1.75 where it
@@ -195,7 +195,11 @@ def typical_value(value: Any, rule: str) -> float | None:
     100 or more times smaller than their everyday one: cm, g, ms). The
     test's call then takes that value (executed to check it works), so the request says "5 %"
     or "1.75 metres" and a model reading a thin doc, which writes 0.05 or 1.75, fails it.
+    A point whose two numbers are equal (play's ``[1, 1]``) shows no order: under a rule
+    that states its order (:mod:`play2prompt.evidence.coordinates`) it is Paris in that order.
     None when the value is typical already."""
+    if isinstance(value, list):
+        return typical_point(value, rule)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     unit = tool_unit(rule)
@@ -208,6 +212,15 @@ def typical_value(value: Any, rule: str) -> float | None:
     if ratio >= 100 and 0 < abs(value) * scales[unit] / scales[other] < 0.1:
         return round(value * ratio, 6)
     return None
+
+
+def typical_point(value: list[Any], rule: str) -> list[float] | None:
+    """Paris in the order ``rule`` states, where ``value`` is a point whose numbers are equal
+    (a request for it says nothing of the order); None otherwise."""
+    found = re.search(r"is \[(longitude|latitude), (longitude|latitude)\]", rule)
+    if found is None or len(value) != 2 or value[0] != value[1]:
+        return None
+    return [2.3522, 48.8566] if found.group(1) == "longitude" else [48.8566, 2.3522]
 
 
 def text_form(value: Any) -> Form | None:
@@ -333,5 +346,5 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
 
 __all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "index_form",
            "level_form", "named_forms", "number_form", "number_forms", "per_year_form",
-           "position_form", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_value",
-           "unit_scales", "unit_words"]
+           "position_form", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_point",
+           "typical_value", "unit_scales", "unit_words"]

@@ -244,7 +244,8 @@ def typical_call(inv: Invocation, param: str, book: FactBook | None) -> Invocati
     args = dict(inv.arguments)
     for name, value in inv.arguments.items():
         rules = book.rules(name)
-        typical = None if name == param else typical_value(value, rules)
+        typical = None if name == param or not is_number(value) else typical_value(
+            value, rules)
         if typical is not None:
             args[name] = typical
     return inv if args == dict(inv.arguments) else Invocation(inv.name, args)

@@ -235,3 +235,13 @@ def test_coordinate_order_from_a_distance_on_a_parallel_and_a_meridian(engine_ov
     lat_lon = _found(engine_over, tmp_path, "geo_latlon", POINTS)
     assert [f.values[2] for f in lat_lon] == ["lat-lon", "lat-lon"]
     assert "[latitude, longitude]" in lat_lon[0].text
+
+
+def test_a_point_whose_numbers_are_equal_is_tested_as_paris_in_the_tools_order():
+    from play2prompt.evidence.coordinates import order_sentence
+    from play2prompt.evidence.everyday import typical_value
+    lon_first = order_sentence("origin", "lon-lat")
+    assert typical_value([1, 1], lon_first) == [2.3522, 48.8566]
+    assert typical_value([1, 1], order_sentence("origin", "lat-lon")) == [48.8566, 2.3522]
+    assert typical_value([2, 3], lon_first) is None          # its order shows already
+    assert typical_value([1, 1], "any rule") is None
