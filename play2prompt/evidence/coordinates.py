@@ -22,6 +22,7 @@ fact tests say the two numbers named, in the other order
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,13 @@ def order_sentence(param: str, order: str, example: bool = True) -> str:
         return text + "."
     paris = "[2.3522, 48.8566]" if order == LON_LAT else "[48.8566, 2.3522]"
     return f"{text}: {paris} is Paris (latitude 48.8566, longitude 2.3522)."
+
+
+def stated_order(rule: str) -> tuple[str, str] | None:
+    """The order a rule's :func:`order_sentence` states ("longitude", "latitude"), or None
+    where it states none."""
+    found = re.search(r"is \[(longitude|latitude), (longitude|latitude)\]", rule)
+    return (found.group(1), found.group(2)) if found else None
 
 
 def _fact(param: str, order: str, call: Invocation, obs: Observation, how: str,
@@ -128,4 +136,4 @@ async def order_facts(engine: Any, tool: Tool, inv: Invocation, params: Sequence
 
 
 __all__ = ["LAT_LON", "LON_LAT", "ORDER", "is_position", "order_facts", "order_sentence",
-           "position_params", "ratio_order"]
+           "position_params", "ratio_order", "stated_order"]

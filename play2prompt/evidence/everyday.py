@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, time
 from typing import Any
 
+from play2prompt.evidence.coordinates import stated_order
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
@@ -217,10 +218,10 @@ def typical_value(value: Any, rule: str) -> float | list[float] | None:
 def typical_point(value: list[Any], rule: str) -> list[float] | None:
     """Paris in the order ``rule`` states, where ``value`` is a point whose numbers are equal
     (a request for it says nothing of the order); None otherwise."""
-    found = re.search(r"is \[(longitude|latitude), (longitude|latitude)\]", rule)
-    if found is None or len(value) != 2 or value[0] != value[1]:
+    order = stated_order(rule)
+    if order is None or len(value) != 2 or value[0] != value[1]:
         return None
-    return [2.3522, 48.8566] if found.group(1) == "longitude" else [48.8566, 2.3522]
+    return [2.3522, 48.8566] if order[0] == "longitude" else [48.8566, 2.3522]
 
 
 def text_form(value: Any) -> Form | None:
@@ -323,12 +324,12 @@ def position_form(value: Any, rule: str) -> Form | None:
     """A point whose order a rule states (:mod:`play2prompt.evidence.coordinates`) said with
     its two numbers named, in the other order: "latitude 48.86, longitude 2.35" for
     ``[2.35, 48.86]`` where the tool takes longitude first."""
-    found = re.search(r"is \[(longitude|latitude), (longitude|latitude)\]", rule)
-    if found is None or not isinstance(value, list) or len(value) != 2 or not all(
+    order = stated_order(rule)
+    if order is None or not isinstance(value, list) or len(value) != 2 or not all(
             is_number(v) and not isinstance(v, bool) for v in value):
         return None
-    named = dict(zip(found.groups(), value))
-    later, first = found.groups()            # said the other way round
+    named = dict(zip(order, value))
+    later, first = order                     # said the other way round
     text = f"{first} {named[first]:g}, {later} {named[later]:g}"
     mark = rf"{re.escape(f'{named[first]:g}')}\D.*{re.escape(f'{named[later]:g}')}"
     return Form("position", text, (float(named[first]), float(named[later])), mark)
