@@ -11,6 +11,7 @@ from dataclasses import replace
 from play2prompt.engine import Engine
 from play2prompt.evidence.facts import Fact, FactBook, facts_doc
 from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, SIBLING_CONTRAST, active
+from play2prompt.method.contrast import with_sentence
 from play2prompt.method.example import Example
 from play2prompt.method.tool_set_check import (
     SetCase,
@@ -88,7 +89,7 @@ def contrasted_results(results: Mapping[str, ToolResult], check: SetCheck
     for name, sentence in check.contrasted.items():
         assert check.contrast is not None        # a sentence comes from a kept round
         was = results[name]
-        doc = replace(was.doc, description=f"{was.doc.description.rstrip()} {sentence}".strip())
+        doc = with_sentence(was.doc, sentence)
         reason = (f"{was.doc_reason}; the tool-set check added what sets it apart from a tool "
                   f"its requests went to ({check.contrast.before} -> "
                   f"{check.contrast.with_them} of {check.cases} examples right)")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from play2prompt.evidence.names import SIBLING_CONTRAST
 from play2prompt.method.set_rounds import SetAnswer, SetCase, SetEntry, ask_trial
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.tools.model import Invocation, Tool, ToolDoc
 
 if TYPE_CHECKING:  # the engine is passed in; the method needs only its type
     from play2prompt.engine import Engine
@@ -73,11 +73,15 @@ def sentences(tool: Tool, other: Tool, call: Invocation) -> tuple[str, str] | No
     return mine, f"For a request that gives {names}, use `{tool.name}`."
 
 
+def with_sentence(doc: ToolDoc, sentence: str) -> ToolDoc:
+    """``doc`` with ``sentence`` after its description (what the round tries, and what a
+    kept round ships: :func:`~play2prompt.set_check_run.contrasted_results`)."""
+    return replace(doc, description=f"{doc.description.rstrip()} {sentence}".strip())
+
+
 def added(tool: Tool, sentence: str) -> Tool:
     """``tool`` with ``sentence`` after its description."""
-    doc = tool.doc
-    return tool.with_doc(replace(doc, description=f"{doc.description.rstrip()} {sentence}"
-                                 .strip()))
+    return tool.with_doc(with_sentence(tool.doc, sentence))
 
 
 def contrast_entries(current: Sequence[SetEntry], cases: Sequence[SetCase],
@@ -122,4 +126,4 @@ async def contrast_round(engine: Engine, current: list[SetEntry], cases: Sequenc
 
 
 __all__ = ["Contrast", "added", "confusions", "contrast_entries", "contrast_round",
-           "sentences"]
+           "sentences", "with_sentence"]
