@@ -37,7 +37,8 @@ from typing import Any
 from play2prompt.config import OptimizeConfig
 from play2prompt.drift.recorded import RecordedRun, call_of, record_source
 from play2prompt.drift.verify import GONE, UNOPTIMIZED, VerifyReport, renamed_params, replaced
-from play2prompt.evidence.facts import Fact, FactBook, seen
+from play2prompt.evidence.facts import Fact, FactBook
+from play2prompt.evidence.observed import seen
 from play2prompt.method.discovery import DESCRIBES
 from play2prompt.results import ToolResult
 from play2prompt.scrub import Scrubber, for_tools

@@ -43,7 +43,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of
+from play2prompt.evidence.observed import seen
 from play2prompt.method.play import code_verdict, found_nothing
 from play2prompt.method.rewards import value_in_text
 from play2prompt.numeric import is_number

@@ -40,7 +40,8 @@ from play2prompt.evidence.coordinates import order_facts, position_params
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import DATA as FORMS
 from play2prompt.evidence.everyday import tool_unit
-from play2prompt.evidence.facts import Fact, evidence_of, run_seen
+from play2prompt.evidence.facts import Fact, evidence_of
+from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.output_units import unit_sentence
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool

@@ -26,7 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from play2prompt.evidence.facts import Fact, evidence_of, run_seen
+from play2prompt.evidence.facts import Fact, evidence_of
+from play2prompt.evidence.observed import run_seen
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 

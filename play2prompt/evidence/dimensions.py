@@ -32,7 +32,8 @@ from typing import Any
 
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import family
-from play2prompt.evidence.facts import Fact, evidence_of, run_seen
+from play2prompt.evidence.facts import Fact, evidence_of
+from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.output_units import number_params, unit_sentence, unknown_units
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool

@@ -28,10 +28,9 @@ refute in D0 is in :mod:`play2prompt.evidence.refuted`.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from play2prompt.evidence.error_reading import ACCEPTS, Reading, read_error
@@ -39,12 +38,9 @@ from play2prompt.evidence.hygiene import cleaned
 from play2prompt.evidence.named_codes import codes_of, standard_shown
 from play2prompt.evidence.refuted import ACTS_ON, strip_refuted
 from play2prompt.method.discovery import described_doc, discovered_parameters, with_discovered
-from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool, ToolDoc
 from play2prompt.tools.observations import is_transient
 
-ERROR_TEXT_LIMIT = 1000      # characters of one error message read for facts (a pydantic
-                             # or JSON error with a few issues; prompts cut it again)
 NOT_THE_TOOL = frozenset({"schema", "unknown_tool", "duplicate", "repeat", "parse", "consent"})
 
 PROBE_WORD = "zzqx"          # a text value no tool accepts as a code, name or format
@@ -99,20 +95,6 @@ def fact_sources(book: FactBook) -> dict[str, int]:
     """How many of ``book``'s facts each source gave."""
     found = [source_of(f) for f in book.facts]
     return {s: found.count(s) for s in SOURCES}
-
-
-def seen(obs: Observation, scrubber: Scrubber) -> Observation:
-    """``obs`` as the method may read it: error text scrubbed and bounded, output scrubbed
-    (the run store keeps the raw observation; nothing the method writes comes from it)."""
-    if obs.ok:
-        return replace(obs, output=scrubber.value(obs.output))
-    return replace(obs, error=scrubber.text(obs.error or "", ERROR_TEXT_LIMIT))
-
-
-async def run_seen(engine: Any, calls: Sequence[Invocation]) -> list[Observation]:
-    """``calls`` run together, each observation as the method may read it (:func:`seen`)."""
-    raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
-    return [seen(o, engine.scrubber) for o in raw]
 
 
 def _sentence(text: str) -> str:

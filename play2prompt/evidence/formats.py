@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import FactBook, run_seen, seen
+from play2prompt.evidence.facts import FactBook
 from play2prompt.evidence.named_codes import codes_of
+from play2prompt.evidence.observed import run_seen, seen
 from play2prompt.method.play import code_verdict
 from play2prompt.tools.model import Invocation, Observation, Tool
 

@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from play2prompt.evidence.facts import Fact, evidence_of, run_seen
+from play2prompt.evidence.facts import Fact, evidence_of
+from play2prompt.evidence.observed import run_seen
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.bounds import search_ranges
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of
 from play2prompt.evidence.formats import probe_formats
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.evidence.reshape import Reshaped, reshape
 from play2prompt.evidence.values import probe_values, unacted

@@ -34,8 +34,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import mentions, words
-from play2prompt.evidence.facts import Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of
 from play2prompt.evidence.lengths import MAX, index_error, largest, length_fact, resized
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.play import PlayResult, code_verdict
 from play2prompt.numeric import parse_number

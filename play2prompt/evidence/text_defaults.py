@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from play2prompt.evidence.facts import FactBook, run_seen
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.observed import run_seen
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict

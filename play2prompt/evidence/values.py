@@ -40,7 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of, seen
+from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, evidence_of
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.refuted import ACTS_ON
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import canonical, derive_seed

@@ -50,8 +50,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.everyday import typical_value
-from play2prompt.evidence.facts import Fact, FactBook, evidence_of, run_seen, seen
+from play2prompt.evidence.facts import Fact, FactBook, evidence_of
 from play2prompt.evidence.names import UNASKED_TESTS
+from play2prompt.evidence.observed import run_seen, seen
 from play2prompt.evidence.text_defaults import text_default, text_options
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example

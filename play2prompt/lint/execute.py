@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from play2prompt.evidence.bounds import search_ranges
-from play2prompt.evidence.facts import FactBook, evidence_of, seen
+from play2prompt.evidence.facts import FactBook, evidence_of
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.probes import probes
 from play2prompt.lint.findings import Finding, Target, make
 from play2prompt.lint.messages import NOTHING, TEACHES, blamed, judge, proposal

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import Fact, FactBook, known_doc, seen
+from play2prompt.evidence.facts import Fact, FactBook, known_doc
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed
 from play2prompt.lm.structured import chat_json

@@ -28,8 +28,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import words
-from play2prompt.evidence.facts import FactBook, facts_doc, known_doc, seen
+from play2prompt.evidence.facts import FactBook, facts_doc, known_doc
 from play2prompt.evidence.named_codes import said_by_name
+from play2prompt.evidence.observed import seen
 from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.evidence.registry import evidence_for
 from play2prompt.jsonutil import derive_seed

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from play2prompt.agent.prompt import Demo
 from play2prompt.config import preset
-from play2prompt.evidence.facts import FactBook, seen
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.observed import seen
 from play2prompt.method.example_search import Example
 from play2prompt.results import RunResult, ToolResult
 from play2prompt.scrub import for_tools

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from play2prompt.evidence.facts import FactBook, seen
+from play2prompt.evidence.facts import FactBook
+from play2prompt.evidence.observed import seen
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool
 
