@@ -215,7 +215,7 @@ async def search_range(tool: Tool, engine: Engine, start: Invocation, param: str
     tried: list[tuple[Invocation, Observation]] = []
 
     async def run_in(call: Invocation, value: float) -> bool | None:
-        inv = Invocation(call.name, {**call.arguments, param: int(value) if integer else value})
+        inv = call.with_args({param: int(value) if integer else value})
         obs = seen(await engine.runtime.run(inv), engine.scrubber)
         tried.append((inv, obs))
         verdict = refused(obs)

@@ -109,10 +109,6 @@ def _answers(obs: Observation) -> dict[str, Any]:
     return dict(leaves(obs.output)) if obs.ok else {}
 
 
-def _with(inv: Invocation, param: str, value: Any) -> Invocation:
-    return Invocation(inv.name, {**inv.arguments, param: value})
-
-
 def _fact(param: str, text: str, family: str, alternative: str, call: Invocation,
           obs: Observation, how: str) -> Fact:
     return Fact(param, "rule", text, (CONVENTION, family, alternative),
@@ -152,7 +148,7 @@ async def scale_fact(engine: Any, param: str, inv: Invocation, obs: Observation
     found = restated(param, float(x), _answers(obs))
     if not found:
         return None
-    doubled = _with(inv, param, x * 2)
+    doubled = inv.with_args({param: x * 2})
     (probe,) = await run_seen(engine, [doubled])
     again = _answers(probe)
     for path, unit, ratio in found:
@@ -219,10 +215,9 @@ async def base_fact(engine: Any, tool: Tool, param: str, inv: Invocation) -> Fac
     """Whether ``param`` counts from 0 or 1, from the call ``inv`` run with it at 0, at 1 and
     (optional) left out."""
     optional = param not in set(tool.required)
-    calls = [_with(inv, param, 0), _with(inv, param, 1)]
+    calls = [inv.with_args({param: 0}), inv.with_args({param: 1})]
     if optional:
-        calls.append(Invocation(inv.name, {k: v for k, v in inv.arguments.items()
-                                           if k != param}))
+        calls.append(inv.without(param))
     ran = await run_seen(engine, calls)
     default = ran[2] if optional else None
     base = index_base(param, optional, ran[0], ran[1], default,

@@ -81,10 +81,6 @@ def _fact(param: str, order: str, call: Invocation, obs: Observation, how: str,
                 f"{how}; e.g. {evidence_of(call, obs)}"[:400], call.key(), "output")
 
 
-def _with(inv: Invocation, values: Mapping[str, Any]) -> Invocation:
-    return Invocation(inv.name, {**inv.arguments, **values})
-
-
 def _numbers(obs: Observation) -> dict[str, float]:
     """The output's numbers by path: the output itself, or an object's number fields."""
     out = obs.output if obs.ok else None
@@ -112,7 +108,7 @@ async def order_facts(engine: Any, tool: Tool, inv: Invocation, params: Sequence
     by ranges, each parameter on its own; else, for two, by a distance's ratio."""
     found: list[Fact] = []
     for param in params:
-        calls = [_with(inv, {param: list(p)}) for p in _RANGE_PROBES]
+        calls = [inv.with_args({param: list(p)}) for p in _RANGE_PROBES]
         lon_first, lat_first = await run_seen(engine, calls)
         if lon_first.ok != lat_first.ok:
             order = LON_LAT if lon_first.ok else LAT_LON
@@ -123,8 +119,8 @@ async def order_facts(engine: Any, tool: Tool, inv: Invocation, params: Sequence
     if found or len(params) != 2:
         return found
     p, q = params
-    along, across = _with(inv, {p: list(_PARALLEL[0]), q: list(_PARALLEL[1])}), _with(
-        inv, {p: list(_MERIDIAN[0]), q: list(_MERIDIAN[1])})
+    along = inv.with_args({p: list(_PARALLEL[0]), q: list(_PARALLEL[1])})
+    across = inv.with_args({p: list(_MERIDIAN[0]), q: list(_MERIDIAN[1])})
     obs_along, obs_across = await run_seen(engine, [along, across])
     order = ratio_order(obs_along, obs_across)
     if order is None:

@@ -103,7 +103,7 @@ class FactTestWriter:
         """``target`` with its call's tested value set to ``value`` (a typical value, or the
         round share a ratio says), when that call works (executed); None when it fails."""
         ex = target.example
-        call = Invocation(ex.invocation.name, {**ex.invocation.arguments, target.param: value})
+        call = ex.invocation.with_args({target.param: value})
         obs = await working(self.engine, call)
         if obs is None:
             return None
@@ -126,7 +126,7 @@ class FactTestWriter:
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
-                said = Invocation(inv.name, {**inv.arguments, param: form.text})
+                said = inv.with_args({param: form.text})
                 messages = eng.prompts.render(
                     "m3", doc=known_doc(self.tool, book), output=obs.render(800),
                     values=describe_values(said, labels), context=note.strip())
@@ -163,7 +163,7 @@ class FactTestWriter:
         eng, ex = self.engine, target.example
         inv, obs = ex.invocation, ex.observation
         ev = evidence_for(eng)
-        said = Invocation(inv.name, {**inv.arguments, target.param: target.phrase}) \
+        said = inv.with_args({target.param: target.phrase}) \
             if target.phrase else inv
         query = await ev.request_parts.compose(self.reader, said, obs, f"{seed_key}:fact", book)
         parts_system, _ = eng.prompts.template("m3-parts")

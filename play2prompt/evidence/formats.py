@@ -97,7 +97,7 @@ async def probe_formats(tool: Tool, engine: Engine, start: Invocation, start_obs
             break
         visited.add(param)
         pairs: list[tuple[str, Any]] = candidates(book, param, call.arguments.get(param))
-        calls = [Invocation(call.name, {**call.arguments, param: v}) for _, v in pairs]
+        calls = [call.with_args({param: v}) for _, v in pairs]
         if param not in set(tool.required):     # an optional text is first tried left out
             pairs, calls = [(LEFT_OUT, None), *pairs], [call.without(param), *calls]
         seen_obs = await run_seen(engine, calls)
@@ -123,7 +123,7 @@ async def _confirm(engine: Engine, won: Formatted, fmt: str,
     ran = {won.invocation.arguments.get(won.param)} | {
         v for f in step if f.works and (v := f.invocation.arguments.get(won.param)) in same}
     values = [v for v in same if v not in ran][:max(0, CONFIRMED - len(ran))]
-    calls = [Invocation(won.invocation.name, {**won.invocation.arguments, won.param: v})
+    calls = [won.invocation.with_args({won.param: v})
              for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(c) for c in calls))
     return [Formatted(won.param, c, seen(o, engine.scrubber), _runs(o))

@@ -207,7 +207,7 @@ def rescaled(query: str, inv: Invocation, book: FactBook) -> Invocation | None:
     meant.update({name: word for name, value in inv.arguments.items()
                   if (word := acted_text(query, value, book.acted_on(name))) is not None})
     args = {name: v for name, v in meant.items() if v is not None}
-    return Invocation(inv.name, {**inv.arguments, **args}) if args else None
+    return inv.with_args(args) if args else None
 
 
 def request_problems(query: str, tool: Tool, sources: Sequence[str] = (),

@@ -127,7 +127,7 @@ async def largest(run: Callable[[Invocation], Awaitable[tuple[Observation, bool]
     last = (start, failed)
     while bad - good > 1 and len(done) < MAX_HALVINGS:
         mid = (good + bad) // 2
-        call = Invocation(start.name, {**start.arguments, param: mid})
+        call = start.with_args({param: mid})
         obs, works = await run(call)
         done.append((call, obs))
         if works:

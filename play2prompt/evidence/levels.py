@@ -120,7 +120,7 @@ def _bases(tool: Tool, param: str, inv: Invocation) -> list[Invocation]:
 async def _levels_of(tool: Tool, engine: Any, param: str, inv: Invocation,
                      levels: Sequence[int]) -> Levels | None:
     for base in _bases(tool, param, inv):
-        calls = [Invocation(base.name, {**base.arguments, param: level}) for level in levels]
+        calls = [base.with_args({param: level}) for level in levels]
         ran = await run_seen(engine, calls)
         if not all(o.ok for o in ran):
             continue

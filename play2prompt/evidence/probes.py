@@ -80,7 +80,7 @@ def probes(tool: Tool, inv: Invocation) -> list[tuple[str, Invocation]]:
                 variants = [int(v) for v in variants]
         for v in dict.fromkeys(variants):
             if v != inv.arguments.get(name):
-                out.append((name, Invocation(inv.name, {**inv.arguments, name: v})))
+                out.append((name, inv.with_args({name: v})))
     return out
 
 
@@ -153,7 +153,7 @@ def with_output_words(start: Invocation, probed: Sequence[tuple[str, Invocation,
     out: list[tuple[str, Invocation]] = []
     for inv, obs in sorted(ran, key=lambda r: -len(r[0].arguments)):
         for name in (n for n in texts if n not in inv.arguments):
-            out += [(name, Invocation(inv.name, {**inv.arguments, name: w}))
+            out += [(name, inv.with_args({name: w}))
                     for w in output_words(obs.output, 1)]
     return list({inv.key(): (n, inv) for n, inv in out}.values())[:MAX_OUTPUT_WORDS]
 

@@ -121,7 +121,7 @@ def unpacked(inv: Invocation, expected: int) -> list[tuple[tuple[str, ...], Invo
             parts = value.split(sep)
             if len(parts) > expected and all(p.strip() for p in parts):
                 cut = sep.join(parts[:expected])
-                out.append(((name,), Invocation(inv.name, {**inv.arguments, name: cut})))
+                out.append(((name,), inv.with_args({name: cut})))
     return out
 
 
@@ -145,7 +145,7 @@ def reshaped(inv: Invocation, error: str) -> list[tuple[tuple[str, ...], Invocat
     :data:`CODE_FORMS`. None when the error is neither."""
     shape, text_number = type_shape(error)
     if not shape:
-        return [((param,), Invocation(inv.name, {**inv.arguments, param: form}))
+        return [((param,), inv.with_args({param: form}))
                 for param in evaluated(inv, error) for form in CODE_FORMS
                 if inv.arguments[param] != form]
     expected = unpack_expected(error)

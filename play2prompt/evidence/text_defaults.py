@@ -101,7 +101,7 @@ async def text_default(engine: Any, tool: Tool, param: str, examples: Sequence[E
     said = 0
     first: dict[str, tuple[Invocation, Observation, Invocation, Observation]] = {}
     for base in bases:
-        calls = [base, *(Invocation(base.name, {**base.arguments, param: v}) for v in values)]
+        calls = [base, *(base.with_args({param: v}) for v in values)]
         left, *ran = await run_seen(engine, calls)
         same = matches(left, ran, values)
         if same is None:

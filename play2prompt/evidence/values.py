@@ -165,7 +165,7 @@ async def probe_values(tool: Tool, engine: Engine, book: FactBook, start: Invoca
     texts = [str(start.arguments[param]), *others, *proposed]
     values = list(dict.fromkeys([*others, *proposed]))
     values += _new([w for w in words_of(texts) if w not in values], start, param, MAX_WORDS)
-    calls = [Invocation(start.name, {**start.arguments, param: v}) for v in values]
+    calls = [start.with_args({param: v}) for v in values]
     raw = await asyncio.gather(*(engine.runtime.run(inv) for inv in calls))
     tried = tuple((inv, seen(obs, engine.scrubber)) for inv, obs in zip(calls, raw))
     reader = evidence_for(engine).fact_reader

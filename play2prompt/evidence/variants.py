@@ -272,7 +272,7 @@ async def _left_out(tool: Tool, engine: Engine, examples: Sequence[Example],
     bases = [typical_call(ex.invocation, param, book) for param, ex in tries]
     given = await asyncio.gather(*(_given(engine, ex, b) for (_, ex), b in zip(tries, bases)))
     calls = [without(b, param) for (param, _), b in zip(tries, bases)]
-    flips = [[Invocation(b.name, {**b.arguments, param: v})
+    flips = [[b.with_args({param: v})
               for v in neighbours(b.arguments[param],
                                   book.accepted(param) if book is not None else ())]
              for (param, _), b in zip(tries, bases)]
@@ -339,7 +339,7 @@ async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left:
     where its neighbours give another (:func:`_shows_default`), with that call and output;
     None where none or two do."""
     accepted = book.accepted(param) if book is not None else ()
-    tries = [Invocation(base.name, {**base.arguments, param: v})
+    tries = [base.with_args({param: v})
              for v in default_candidates(base.arguments[param], accepted)]
     ran = await run_seen(engine, tries)
     same = [(c, o) for c, o in zip(tries, ran)
@@ -348,7 +348,7 @@ async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left:
         return None
     call, obs = same[0]
     value = call.arguments[param]
-    flips = [Invocation(base.name, {**base.arguments, param: v})
+    flips = [base.with_args({param: v})
              for v in neighbours(value, accepted)]
     got = await asyncio.gather(*(engine.runtime.run(f) for f in flips))
     if not _shows_default(canonical(obs.output), left, got, engine.scrubber):

@@ -155,7 +155,7 @@ class _ToolCheck:
             values = [v for v in (schema or {}).get("enum") or [] if v is not None
                       and start.arguments.get(name) != v][:MAX_ENUM]
             for value in values:
-                inv = Invocation(start.name, {**start.arguments, name: value})
+                inv = start.with_args({name: value})
                 obs = await self.call(inv, name)
                 if _refused(obs):
                     self.refused.setdefault(name, []).append(value)
@@ -170,7 +170,7 @@ class _ToolCheck:
         for name, schema in self.tool.properties.items():
             if name in required or "default" not in (schema or {}):
                 continue
-            given = Invocation(start.name, {**start.arguments, name: schema["default"]})
+            given = start.with_args({name: schema["default"]})
             left = start.without(name)
             with_default, without = await self.call(given, name), await self.call(left)
             field = f"parameters.properties.{name}.default"

@@ -89,7 +89,7 @@ def repaired(tool: Tool, start: Invocation, book: FactBook, error: str = ""
                 isinstance(value, (int, float)):
             later = [v for v in NUMBER_STEPS if v > value]
             if later:
-                return Invocation(start.name, {**start.arguments, name: later[0]})
+                return start.with_args({name: later[0]})
     return None
 
 
@@ -104,5 +104,5 @@ def _listed(tool: Tool, start: Invocation, book: FactBook) -> Invocation | None:
                     value = int(value) if kind == "integer" else float(value)
                 except ValueError:
                     continue
-            return Invocation(start.name, {**start.arguments, name: value})
+            return start.with_args({name: value})
     return None

@@ -171,6 +171,10 @@ class Invocation:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "arguments": to_jsonable(dict(self.arguments))}
 
+    def with_args(self, values: Mapping[str, Any]) -> Invocation:
+        """This call with ``values`` set (added, or in place of its own)."""
+        return Invocation(self.name, {**self.arguments, **values})
+
     def without(self, param: str) -> Invocation:
         """This call with ``param`` left out."""
         return Invocation(self.name, {k: v for k, v in self.arguments.items() if k != param})
