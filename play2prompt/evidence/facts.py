@@ -97,6 +97,18 @@ def fact_sources(book: FactBook) -> dict[str, int]:
     return {s: found.count(s) for s in SOURCES}
 
 
+def _probed_number(fact: Fact) -> bool:
+    """A refusal of a number a probe sent (its negative, a power of ten beyond it): it says
+    what the tool does not take, never a mistake a request leads to (fresh72's heart-rate doc
+    said "'-60' is rejected", "'6000' is rejected" and nowhere what it takes); a range found
+    says the accepted form instead (:mod:`play2prompt.evidence.bounds`)."""
+    return fact.source == "probe" and bool(fact.values) and all(
+        _NUMBER.fullmatch(v.strip()) for v in fact.values)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
 def _sentence(text: str) -> str:
     text = text.strip().rstrip(".")
     if not text:
@@ -285,7 +297,7 @@ class FactBook:
         (:func:`named_codes.standard_shown`) in place of the names it refused: a small model
         copies a value a doc quotes, refused or not (fresh17: "'Canada' is rejected", then
         destination='Canada' for "to IE")."""
-        refusals = [f for f in self.of(param) if f.kind == "rejects"]
+        refusals = [f for f in self.of(param) if f.kind == "rejects" and not _probed_number(f)]
         about = self._kind_text(param, self.tool.doc.params.get(param, ""),
                                 [f.text for f in refusals])
         standard = standard_shown(worked, {v for f in refusals for v in f.values}, about)

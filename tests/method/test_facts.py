@@ -237,3 +237,22 @@ def test_a_value_that_worked_is_never_shown_as_rejected(tools):
                                             "zone": "Asia/Tokyo"}))
     assert book.rejected("from_tz") == set()
     assert not any("rejected" in s for s in book.sentences("from_tz"))
+
+
+def test_a_probes_refused_number_is_no_doc_sentence(tools):
+    """A number a probe sent ('-60', its negative; '6000', ten times beyond) and the tool
+    refused is a fact, not a sentence of the doc: no request leads to it (fresh72's heart-rate
+    doc said only "'-60' is rejected", "'6000' is rejected"); the same refusal of a call the
+    generator wrote is a likely mistake and stays."""
+    tool = tools["body_mass_index"]
+    book = FactBook(tool)
+    def refusal(value):
+        return Observation.failure("exception", f"ValueError: implausible weight: {value}")
+
+    book.observe(Invocation("body_mass_index", {"weight": -70, "height": 175}), refusal(-70),
+                 probed="weight")
+    assert [f.source for f in book.of("weight") if f.kind == "rejects"] == ["probe"]
+    assert "-70" not in facts_doc(tool, book).params["weight"]
+    book.observe(Invocation("body_mass_index", {"weight": 7000, "height": 175}),
+                 refusal(7000))
+    assert "'7000' is rejected" in facts_doc(tool, book).params["weight"]
