@@ -13,6 +13,10 @@ must differ if one holds, the tool is run, and code decides:
   text or money field at 1/100 of it says the parameter is in the currency's smallest unit
   (cents); a date (a text, or a number of seconds since 1970) at 1/1000 of it says
   milliseconds. A parameter whose unit a fact gives already keeps it.
+- **a time shift's unit** (a number parameter that moves a time the output states: an offset,
+  a delay): the call is run with the value stepped twice by one (then by 60); a time that moves
+  by the same amount each step, one second, minute or hour a unit, says the unit (a UTC offset
+  in minutes: 60 is one hour later), and a time that moves back says so;
 - **a coordinate order** (a point as two numbers): latitude or longitude first
   (:mod:`play2prompt.evidence.coordinates`);
 - **an index base** (a whole number named as a position): 0 and 1 are run; the tool
@@ -162,6 +166,83 @@ async def scale_fact(engine: Any, param: str, inv: Invocation, obs: Observation
     return None
 
 
+# -- a time shift's unit -----------------------------------------------------------------
+def times_of(obs: Observation) -> dict[str, float]:
+    """Seconds since 1970 of each time ``obs``'s output states: a date text, or a number of
+    seconds or milliseconds since 1970 (:func:`epoch_number`)."""
+    out = {}
+    for path, value in leaves(obs.output) if obs.ok else ():
+        when = epoch_of(value)
+        if when is None and is_number(value) and not isinstance(value, bool):
+            when = epoch_number(value)
+        if when is not None:
+            out[path] = when
+    return out
+
+
+def epoch_number(value: float) -> float | None:
+    """A number read as a time since 1970 (seconds, or milliseconds for 12 or 13 digits)."""
+    return value if 1e8 < value < 1e10 else value / 1000 if 1e11 < value < 1e13 else None
+
+
+def shift_unit(param: str, step: float, ran: Sequence[Observation]) -> tuple[str, int] | None:
+    """(unit, direction) of ``param`` where the three answers ``ran`` (its value, stepped by
+    ``step``, stepped twice) state times that move alike at each step, by one of a unit's
+    seconds per unit of ``param`` (direction -1: they move back); None otherwise."""
+    if not all(o.ok for o in ran):
+        return None
+    times = [times_of(o) for o in ran]
+    paths = [p for p in times[0] if all(p in t for t in times[1:])]
+    moves = {round(times[1][p] - times[0][p], 6) for p in paths}
+    moves |= {round(times[2][p] - times[1][p], 6) for p in paths}
+    moves.discard(0.0)
+    if len(moves) != 1:
+        return None
+    (moved,) = moves
+    per_unit = moved / step
+    units = words(DATA)["shift_units"]
+    found = [u for u, size in units.items() if close(abs(per_unit), size, rel_tol=1e-9)]
+    if len(found) != 1 or _names_unit(param):
+        return None
+    return found[0], 1 if per_unit > 0 else -1
+
+
+def _names_unit(param: str) -> bool:
+    """``param``'s name says a time unit already (``offset_minutes``, ``delay_ms``)."""
+    return _named(param, "time_unit_words")
+
+
+def shift_sentence(param: str, unit: str, direction: int) -> str:
+    said = unit_sentence(param, unit)
+    if direction > 0:
+        return said
+    return said.rstrip(".") + "; a larger value gives an earlier time."
+
+
+async def shift_fact(engine: Any, param: str, inv: Invocation, obs: Observation
+                     ) -> Fact | None:
+    """The unit of ``param`` where it moves a time the answer states: the call run with
+    ``param`` stepped twice by each step of ``shift_steps`` (down where up is refused)."""
+    if not times_of(obs):
+        return None
+    start = inv.arguments.get(param, 0)
+    if not is_number(start) or isinstance(start, bool) or epoch_number(start) is not None:
+        return None      # a time itself, not a shift: a scale (:func:`scale_fact`)
+    for step in words(DATA)["shift_steps"]:
+        for signed in (step, -step):
+            calls = [inv.with_args({param: start + k * signed}) for k in (0, 1, 2)]
+            ran = await run_seen(engine, calls)
+            found = shift_unit(param, signed, ran) if all(o.ok for o in ran) else None
+            if found is not None:
+                how = f"the tool run with {param}={start}, {start + signed} and " \
+                    f"{start + 2 * signed}: the time it answers moves one {found[0]} a unit"
+                return _fact(param, shift_sentence(param, *found), "shift", found[0],
+                             calls[1], ran[1], how)
+            if all(o.ok for o in ran):
+                break      # it ran and showed no unit: the other way shows none either
+    return None
+
+
 # -- an index base -------------------------------------------------------------------------
 def _empty(obs: Observation) -> bool:
     out = obs.output
@@ -177,8 +258,7 @@ def month_shown(obs: Observation) -> int | None:
     for _, value in leaves(obs.output) if obs.ok else ():
         when = epoch_of(value)
         if when is None and is_number(value) and not isinstance(value, bool):
-            when = value if 1e8 < value < 1e10 else value / 1000 if 1e11 < value < 1e13 \
-                else None
+            when = epoch_number(value)
         if when is not None:
             months.add(datetime.fromtimestamp(when, timezone.utc).month)
     return months.pop() if len(months) == 1 else None
@@ -278,6 +358,9 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
     for param in scales:
         first = next(((i, o) for i, o in worked if param in i.arguments), None)
         fact = await scale_fact(engine, param, *first) if first else None
+        if fact is None:
+            first = first or (worked[0] if param not in set(tool.required) else None)
+            fact = await shift_fact(engine, param, *first) if first else None
         found += [fact] if fact else []
     for param in bases:
         inv = next((i for i, _ in worked if param in i.arguments), worked[0][0])
@@ -291,5 +374,6 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
 
 
 __all__ = ["CONVENTION", "base_fact", "candidates", "conventions", "counted_from_one",
-           "epoch_of", "index_base",
-           "index_sentence", "leaves", "money_of", "month_shown", "restated", "scale_fact"]
+           "epoch_number", "epoch_of", "index_base", "index_sentence", "leaves", "money_of",
+           "month_shown", "restated", "scale_fact", "shift_fact", "shift_sentence", "shift_unit",
+           "times_of"]

@@ -49,6 +49,16 @@ def first_day1(year: int, month: int) -> str:
 def echo(offset: int, text: str) -> dict:
     return {"text": text}
 
+def clock(ts: int, offset: int = 0) -> dict:
+    at = datetime.fromtimestamp(ts + offset * 60, timezone.utc)
+    return {"local": at.strftime("%Y-%m-%d %H:%M"), "offset": f"{offset:+d}"}
+
+def clock_west(ts: int, zone: int = 0) -> dict:
+    return {"local": datetime.fromtimestamp(ts - zone * 3600, timezone.utc).isoformat()}
+
+def clock_minutes(ts: int, offset_minutes: int = 0) -> dict:
+    return clock(ts, offset_minutes)
+
 def _arc(a: list, b: list) -> float:   # degrees of arc between [lon, lat] points
     import math
     (x1, y1), (x2, y2) = ([math.radians(v) for v in p] for p in (a, b))
@@ -83,6 +93,9 @@ TOOLSET = {
     "first_day0": _tool("first_day0", {"year": INT, "month": INT}, ["year", "month"]),
     "first_day1": _tool("first_day1", {"year": INT, "month": INT}, ["year", "month"]),
     "echo": _tool("echo", {"offset": INT, "text": STR}, ["offset", "text"]),
+    "clock": _tool("clock", {"ts": INT, "offset": INT}, ["ts"]),
+    "clock_west": _tool("clock_west", {"ts": INT, "zone": INT}, ["ts"]),
+    "clock_minutes": _tool("clock_minutes", {"ts": INT, "offset_minutes": INT}, ["ts"]),
     **{name: _tool(name, {"origin": {"type": "array"}, "destination": {"type": "array"}},
                    ["origin", "destination"])
        for name in ("geo_checked", "geo_lonlat", "geo_latlon")},
@@ -132,6 +145,24 @@ def test_month_base_from_the_date_the_output_states(engine_over, tmp_path):
     assert form.text == "March" and form.said_in("the first of March 2024")
     (one,) = _found(engine_over, tmp_path, "first_day1", {"year": 2024, "month": 4})
     assert one.values == ("convention", "index", "1")
+
+
+def test_an_offset_that_moves_the_answered_time_by_minutes_is_in_minutes(engine_over, tmp_path):
+    """A UTC offset in minutes (format_timestamp's ``utc_offset``): 330, 331 and 332 move the
+    local time a minute each; the answer shows no seconds, so a time in seconds shows only at
+    steps of 60; a parameter whose name says the unit gets no fact."""
+    found = _found(engine_over, tmp_path, "clock", {"ts": 1_700_000_000, "offset": 330})
+    (fact,) = [f for f in found if f.param == "offset"]
+    assert fact.values == ("convention", "shift", "min") and fact.source == "output"
+    assert fact.text.startswith("`offset` is in minutes")
+    form = number_form(120, fact.text)
+    assert form is not None and form.said_in("show it at UTC+2 hours")
+    (west,) = [f for f in _found(engine_over, tmp_path, "clock_west", {"ts": 1_700_000_000})
+               if f.param == "zone"]
+    assert west.values == ("convention", "shift", "h") and "earlier" in west.text
+    found = _found(engine_over, tmp_path, "clock_minutes", {"ts": 1_700_000_000,
+                                                            "offset_minutes": 60})
+    assert [f for f in found if f.param == "offset_minutes"] == []
 
 
 def test_a_parameter_the_answers_do_not_separate_gets_no_fact(engine_over, tmp_path):
