@@ -19,6 +19,8 @@ must differ if one holds, the tool is run, and code decides:
   in minutes: 60 is one hour later), and a time that moves back says so;
 - **a coordinate order** (a point as two numbers): latitude or longitude first
   (:mod:`play2prompt.evidence.coordinates`);
+- **a range's end** (two parameters named as a range's start and end): whether the end is
+  counted (:mod:`play2prompt.evidence.spans`);
 - **an index base** (a whole number named as a position): 0 and 1 are run; the tool
   refusing 0, or answering nothing for it, says it counts from 1; for an optional one, which
   of the two gives what a call without it gives (its default is the first); for a month, the
@@ -47,6 +49,7 @@ from play2prompt.evidence.everyday import tool_unit
 from play2prompt.evidence.facts import Fact, evidence_of
 from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.output_units import unit_sentence
+from play2prompt.evidence.spans import span_facts
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -370,7 +373,7 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
     if points:
         inv = max((i for i, _ in worked), key=lambda i: sum(p in i.arguments for p in points))
         found += await order_facts(engine, tool, inv, points)
-    return found
+    return found + await span_facts(engine, tool, worked, ruled)
 
 
 __all__ = ["CONVENTION", "base_fact", "candidates", "conventions", "counted_from_one",

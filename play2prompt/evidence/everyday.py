@@ -26,6 +26,7 @@ from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.evidence.levels import level_form_parts
 from play2prompt.evidence.named_codes import code_names
+from play2prompt.evidence.spans import excluded_end, shifted
 from play2prompt.method.rewards import (
     per_year_mark,
     per_year_words,
@@ -293,6 +294,9 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
     parameter's name, description and facts) shows the kind
     (:func:`~play2prompt.evidence.named_codes.code_names`); for a count a year of the
     parameter ``name``, how often (:func:`per_year_form`)."""
+    span = span_form(value, rule, name)
+    if span is not None:
+        return [span]
     if isinstance(value, str):
         form = everyday_form(value, rule)
         return [form] if form is not None else named_forms(value, f"{about} {rule}")
@@ -304,6 +308,24 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
         return [often]
     level = level_form(value, rule, name) or index_form(value, rule, name)
     return [level] if level is not None else number_forms(value, rule)
+
+
+def span_form(value: Any, rule: str, name: str) -> Form | None:
+    """A range's excluded end (:mod:`play2prompt.evidence.spans`) said as people say it: the
+    last value counted, with "included" ("June 14, 2024, included" for an end of
+    '2024-06-15')."""
+    if not excluded_end(rule, name) or isinstance(value, bool):
+        return None
+    last = shifted(value, -1)
+    included = words("conventions.json")["included_words"]
+    if isinstance(last, int):
+        return Form("span end", f"{last}, included", (last,), included)
+    day = date.fromisoformat(last) if isinstance(last, str) else None
+    if day is None:
+        return None
+    month = words(DATA)["months"][day.month - 1]
+    return Form("span end", f"{month} {day.day}, {day.year}, included", (day.day, day.year),
+                rf"(?=.*\b{month}\b).*{included}")
 
 
 def index_form(value: Any, rule: str, name: str) -> Form | None:
@@ -347,5 +369,5 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
 
 __all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "index_form",
            "level_form", "named_forms", "number_form", "number_forms", "per_year_form",
-           "position_form", "ratio_form", "sign_form", "text_form", "tool_unit", "typical_point",
-           "typical_value", "unit_scales", "unit_words"]
+           "position_form", "ratio_form", "sign_form", "span_form", "text_form", "tool_unit",
+           "typical_point", "typical_value", "unit_scales", "unit_words"]
