@@ -47,7 +47,7 @@ from play2prompt.evidence.fact_targets import (
     plan_targets,
 )
 from play2prompt.evidence.facts import Fact, FactBook, known_doc
-from play2prompt.evidence.names import FACT_TESTS, UNASKED_TESTS, active
+from play2prompt.evidence.names import FACT_TESTS, OPTION_EFFECTS, UNASKED_TESTS, active
 from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants, without
@@ -265,7 +265,8 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
     targets = plan_targets(tool, examples, book, budget)
     variants = await find_variants(tool, engine, examples, space.probed,
                                    min(budget, MAX_VARIANTS), book,
-                                   unasked=UNASKED_TESTS in active(engine.config))
+                                   unasked=UNASKED_TESTS in active(engine.config),
+                                   effects=OPTION_EFFECTS in active(engine.config))
     for variant in variants:      # what they show joins the facts the docs are written from
         book.add(variant.fact)
     if not targets and not variants:

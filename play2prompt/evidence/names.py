@@ -27,6 +27,7 @@ DIMENSIONS = "dimensions"          # ... from how an output that names its unit 
 LEVELS = "levels"                  # what each value of a level means, as shares of an output
 CONVENTIONS = "conventions"        # a silent convention (cents, ms, counts from 0) by outputs
 SCHEMA_FACTS = "schema-facts"      # facts the schema can hold (enum, range, default) in it
+OPTION_EFFECTS = "option-effects"  # what a default and another value compute, by the catalogue
 SET_CHECK = "set-check"            # the run's changes asked together before they ship
 SIBLING_CONTRAST = "sibling-contrast"  # ... and what sets two confused tools apart said
 
@@ -34,7 +35,7 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
                              REQUEST_GATES, REQUEST_PARTS, REREAD, RELABEL, DOC_COMPLETION,
                              CLAIM_CHECK, FACTS_DOC, FACT_TESTS, UNASKED_TESTS, DESCRIBE,
                              DESCRIBE_CHECK, KNOWN_OPERATIONS, OUTPUT_UNITS, DIMENSIONS,
-                             LEVELS, CONVENTIONS, SCHEMA_FACTS, SET_CHECK,
+                             LEVELS, CONVENTIONS, SCHEMA_FACTS, OPTION_EFFECTS, SET_CHECK,
                              SIBLING_CONTRAST)
 
 # on by default: every component but doc-completion: the 1.5B ablation on the example tools
@@ -66,6 +67,8 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
 # tool's centimetres, which no error states (replays fresh19s, fresh20s: 65.6 %, noise-level
 # against 64.1 % before; docs/results.md).
 # sibling-contrast is on since 2026-12-02 (issue 72: a tool's requests sent to another):
+# measured on examples/silent, docs/results.md.
+# option-effects is on since 2026-12-03 (issue 72: what an optional argument changes):
 # measured on examples/silent, docs/results.md.
 # conventions, schema-facts and unasked-tests are on since 2026-12-02 (issue 72: silent
 # conventions, facts in the schema, optional arguments left out): measured on

@@ -51,8 +51,9 @@ from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.everyday import typical_value
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of
-from play2prompt.evidence.names import UNASKED_TESTS
+from play2prompt.evidence.names import OPTION_EFFECTS, UNASKED_TESTS
 from play2prompt.evidence.observed import run_seen, seen
+from play2prompt.evidence.option_effects import option_effect
 from play2prompt.evidence.text_defaults import text_default, text_options
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
@@ -356,19 +357,42 @@ async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left:
     return value, call, obs
 
 
+async def _with_effects(tool: Tool, engine: Engine, examples: Sequence[Example],
+                        found: dict[str, Variant], book: FactBook | None) -> dict[str, Variant]:
+    """``found``'s default facts with what the default and another value compute, where the
+    operations catalogue names both (:mod:`~play2prompt.evidence.option_effects`)."""
+    out = dict(found)
+    for param, variant in found.items():
+        if variant.fact.values[:1] != ("default",):
+            continue
+        value = json.loads(variant.fact.values[1])
+        accepted = book.accepted(param) if book is not None else ()
+        others = [v for v in accepted if v != value] if isinstance(value, str) else \
+            default_candidates(value, accepted) if _option(value) else []
+        said = await option_effect(engine, tool, param, value, others, examples)
+        if said:
+            engine.uses[OPTION_EFFECTS] += 1
+            out[param] = replace(variant, fact=replace(variant.fact,
+                                                       text=variant.fact.text + said))
+    return out
+
+
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         probed: Sequence[tuple[str, Invocation, Observation]],
                         limit: int, book: FactBook | None = None,
-                        unasked: bool = False) -> list[Variant]:
+                        unasked: bool = False, effects: bool = False) -> list[Variant]:
     """Up to ``limit`` variants of ``tool``'s verified ``examples``: the value probes' calls
     with a text the tool acts on (with ``book``, the facts); for each optional argument, the
     first left-out call that runs with the same output (with ``unasked``, a text option's too:
     :mod:`~play2prompt.evidence.text_defaults`); then the probes of the other sign; then, with
-    ``unasked``, the unasked calls. The left-out and unasked calls are executed
-    here."""
+    ``unasked``, the unasked calls; with ``effects``, a default's fact names what it and
+    another value compute (component ``option-effects``). The left-out and unasked calls are
+    executed here."""
     out = await _left_out(tool, engine, examples, book)
     if unasked:
         out.update(await _text_defaults(tool, engine, examples, book, set(out)))
+    if effects:
+        out = await _with_effects(tool, engine, examples, out, book)
     variants = [*(acted_calls(examples, probed, book) if book is not None else []),
                 *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):

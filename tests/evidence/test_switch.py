@@ -20,6 +20,7 @@ from play2prompt.evidence.names import (
     EVIDENCE,
     FORMAT_PROBES,
     KNOWN_OPERATIONS,
+    OPTION_EFFECTS,
     REQUEST_PARTS,
     SET_CHECK,
     SIBLING_CONTRAST,
@@ -91,11 +92,13 @@ def test_with_all_evidence_on_every_component_is_called(tmp_path):
     # of a tool has worked, and the fake's first calls work (tests/evidence/test_formats.py);
     # ``dimensions`` needs an output field that names its unit, which these tools' have not
     # (tests/evidence/test_dimensions.py runs one); ``sibling-contrast`` only where a tool's
-    # requests went to another in the tool-set check (tests/method/test_contrast.py)
+    # requests went to another in the tool-set check (tests/method/test_contrast.py);
+    # ``option-effects`` only where an option's values compute catalogue operations, which
+    # these tools' do not (tests/evidence/test_option_effects.py)
     uses = _uses(result)
     assert {n for n, k in uses.items() if k} == set(EVIDENCE) - {
         DESCRIBE, DESCRIBE_CHECK, KNOWN_OPERATIONS, VALUE_PROBES, REQUEST_PARTS,
-        UNASKED_TESTS, FORMAT_PROBES, DIMENSIONS, SIBLING_CONTRAST}, uses
+        UNASKED_TESTS, FORMAT_PROBES, DIMENSIONS, SIBLING_CONTRAST, OPTION_EFFECTS}, uses
     assert uses[DESCRIBE] == 0
 
 

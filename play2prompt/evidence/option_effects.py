@@ -1,0 +1,62 @@
+"""What an optional argument changes, named by code (component ``option-effects``, issue 72:
+optional arguments).
+
+A default found by executions (:mod:`play2prompt.evidence.variants`: "Optional; defaults to
+0") says what a call without the argument does, not when to set it. numpy's ``std`` takes
+``ddof``: left out it is the population standard deviation, ``ddof=1`` the sample one, and a
+request says "sample" or "population", never ``ddof``; the 1.5B left ``ddof`` out for every
+"sample SD" request of examples/silent. Where the argument's values compute different
+well-known operations, the operations say it. Each value (the default and its neighbours) is
+set in up to :data:`CALLS` verified calls, the calls are run, and the catalogue of
+:mod:`play2prompt.evidence.operations` (no LLM call, a sandboxed child) is tried on each
+value's calls: where the default's operation and another value's are both found and differ,
+the default fact says both ("ddof=0 (left out) gives the population standard deviation of
+the numbers in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from play2prompt.evidence.describe import checked_calls
+from play2prompt.evidence.observed import run_seen
+from play2prompt.evidence.operations import known_operation
+from play2prompt.method.example import Example
+from play2prompt.tools.model import Tool
+
+CALLS = 3        # verified calls each value is set in
+VALUES = 2       # other values tried beside the default
+
+
+async def operation_of(engine: Any, tool: Tool, param: str, value: Any,
+                       examples: Sequence[Example]) -> str | None:
+    """What ``tool`` computes with ``param`` set to ``value`` in up to :data:`CALLS` verified
+    calls (run), as the catalogue says it; None where no operation holds."""
+    bases = [ex.invocation for ex in examples if ex.verified and not ex.fact][:CALLS]
+    calls = list({c.key(): c for c in (b.with_args({param: value}) for b in bases)}.values())
+    if len(calls) < 2:
+        return None
+    ran = await run_seen(engine, calls)
+    cases = checked_calls(list(zip(calls, ran)))
+    found = known_operation(tool, cases) if len(cases) >= 2 else None
+    return found[0].says if found is not None else None
+
+
+async def option_effect(engine: Any, tool: Tool, param: str, default: Any,
+                        others: Sequence[Any], examples: Sequence[Example]) -> str:
+    """The sentence that names what ``param``'s default and one of ``others`` compute, where
+    both are known operations and differ; "" otherwise."""
+    mine = await operation_of(engine, tool, param, default, examples)
+    if mine is None:
+        return ""
+    for value in list(others)[:VALUES]:
+        theirs = await operation_of(engine, tool, param, value, examples)
+        if theirs is not None and theirs != mine:
+            shown, other = json.dumps(default), json.dumps(value)
+            return f" {param}={shown} (left out) gives {mine}; {param}={other} gives {theirs}."
+    return ""
+
+
+__all__ = ["CALLS", "VALUES", "operation_of", "option_effect"]

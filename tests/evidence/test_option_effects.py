@@ -1,0 +1,61 @@
+"""The ``option-effects`` component: what an optional argument's default and another value
+compute, named by the operations catalogue on the tool's own outputs (no LLM call)."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+
+from play2prompt.evidence.option_effects import option_effect
+from play2prompt.method.example import Example
+from play2prompt.tools.model import Invocation, Tool
+
+TOOLS = '''
+import statistics
+
+def spread(a: list, ddof: int = 0) -> float:
+    return statistics.pstdev(a) if ddof == 0 else statistics.stdev(a)
+
+def order(x: list, reverse: bool = False) -> list:
+    return sorted(x, reverse=reverse)
+
+def scaled(a: list, k: int = 1) -> float:
+    return k * sum(a) / 7
+'''
+
+ARRAY = {"type": "array", "items": {"type": "number"}}
+
+
+def _tool(name, props):
+    return Tool(name, "", {"type": "object", "properties": props, "required": [next(iter(props))]},
+                {"python": f"tools.py:{name}"})
+
+
+def _effect(engine_over, tmp_path, tool, param, default, others, lists):
+    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
+    engine = engine_over([tool], tmp_path)
+    first = next(iter(tool.properties))
+    examples = []
+    for values in lists:
+        inv = Invocation(tool.name, {first: values})
+        obs = asyncio.run(engine.runtime.run(inv))
+        examples.append(Example(tool.name, "a request", inv, obs, "", 1.0, 0.0, 0.0))
+    return asyncio.run(option_effect(engine, tool, param, default, others, examples))
+
+
+def test_the_default_and_another_value_named_by_their_operations(engine_over, tmp_path):
+    spread = _tool("spread", {"a": ARRAY, "ddof": {"type": "integer"}})
+    said = _effect(engine_over, tmp_path, spread, "ddof", 0, [1, 2],
+                   [[1, 2, 3, 4], [2.5, 3.1, 2.8], [10, 20, 35]])
+    assert said == (" ddof=0 (left out) gives the population standard deviation of the numbers "
+                    "in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`.")
+    order = _tool("order", {"x": ARRAY, "reverse": {"type": "boolean"}})
+    said = _effect(engine_over, tmp_path, order, "reverse", False, [True], [[3, 1, 2], [5, 4]])
+    assert "ascending" in said and "reverse=true gives `x` sorted in descending order" in said
+
+
+def test_no_sentence_where_no_operation_names_a_value(engine_over, tmp_path):
+    scaled = _tool("scaled", {"a": ARRAY, "k": {"type": "integer"}})
+    assert _effect(engine_over, tmp_path, scaled, "k", 1, [2], [[1, 2], [3, 4]]) == ""
+    spread = _tool("spread", {"a": ARRAY, "ddof": {"type": "integer"}})
+    assert _effect(engine_over, tmp_path, spread, "ddof", 0, [1], [[1, 2, 3]]) == ""
