@@ -19,6 +19,8 @@ must differ if one holds, the tool is run, and code decides:
   in minutes: 60 is one hour later), and a time that moves back says so;
 - **a coordinate order** (a point as two numbers): latitude or longitude first
   (:mod:`play2prompt.evidence.coordinates`);
+- **an angle's unit** (a number parameter): degrees, radians or turns, by the full turn that
+  gives the answer back (:mod:`play2prompt.evidence.angles`);
 - **a range's end** (two parameters named as a range's start and end): whether the end is
   counted (:mod:`play2prompt.evidence.spans`);
 - **an index base** (a whole number named as a position): 0 and 1 are run; the tool
@@ -42,6 +44,7 @@ from email.utils import parsedate_to_datetime
 from functools import cache
 from typing import Any
 
+from play2prompt.evidence.angles import angle_facts
 from play2prompt.evidence.coordinates import order_facts, position_params
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import DATA as FORMS
@@ -365,6 +368,8 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
             first = first or (worked[0] if param not in set(tool.required) else None)
             fact = await shift_fact(engine, param, *first) if first else None
         found += [fact] if fact else []
+    found += await angle_facts(engine, tool, [p for p in scales if p not in {
+        f.param for f in found}], worked)
     for param in bases:
         inv = next((i for i, _ in worked if param in i.arguments), worked[0][0])
         fact = await base_fact(engine, tool, param, inv)

@@ -15,6 +15,7 @@ form here; the generator says them another way and a re-reading verifies it
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import date, time
@@ -124,6 +125,8 @@ def number_form(value: Any, rule: str) -> Form | None:
     unit = tool_unit(rule)
     if unit == "percent":
         return Form("percent", f"{_number(value)} %", (value,), percent_pattern(), True)
+    if unit in ANGLE_TURNS and unit != "deg":
+        return angle_form(value, unit)
     if unit == "fraction" and 0 < value < 1:
         shown = round(value * 100, 3)
         return Form("fraction", f"{_number(shown)} %", (shown,), percent_pattern())
@@ -141,6 +144,21 @@ def number_form(value: Any, rule: str) -> Form | None:
         mark += rf"|(?:{data['symbols'][other]})\s?\d|\d\s?(?:{data['symbols'][other]})"
     return Form("unit", f"{_number(converted)} {data['names'][other]}", (round(converted, 3),),
                 mark)
+
+
+# an angle's full turn by the unit it is in (evidence/angles.py: the turn that gives an answer
+# back says the unit)
+ANGLE_TURNS = {"deg": 360.0, "rad": math.tau, "turn": 1.0}
+
+
+def angle_form(value: float, unit: str) -> Form | None:
+    """An angle the tool takes in radians or turns said in whole degrees ("45 degrees" for
+    0.785398...), where it is one."""
+    degrees = value * 360 / ANGLE_TURNS[unit]
+    if abs(degrees - round(degrees)) > 1e-6 or not degrees:
+        return None
+    shown = round(degrees)
+    return Form("unit", f"{shown} degrees", (shown,), rf"\b(?:{unit_words('deg')})\b|\d\s?°")
 
 
 def ratio_form(value: Any, unit: str | None) -> Form | None:
@@ -207,6 +225,10 @@ def typical_value(value: Any, rule: str) -> float | list[float] | None:
     unit = tool_unit(rule)
     if unit == "percent" and 0 < abs(value) < 1:
         return round(value * 100, 6)
+    if unit in ANGLE_TURNS and unit != "deg":      # the nearest 15 degrees, in the unit
+        degrees = value * 360 / ANGLE_TURNS[unit]
+        whole = round(degrees / 15) * 15 or 15
+        return None if abs(whole - degrees) < 1e-6 else whole * ANGLE_TURNS[unit] / 360
     scales, other = unit_scales(), everyday_unit(unit)
     if other is None:
         return None
@@ -367,7 +389,7 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
     return Form("level", text, tuple(float(s) for s in shares), percent_pattern())
 
 
-__all__ = ["Form", "code_form", "everyday_form", "everyday_forms", "family", "index_form",
-           "level_form", "named_forms", "number_form", "number_forms", "per_year_form",
-           "position_form", "ratio_form", "sign_form", "span_form", "text_form", "tool_unit",
-           "typical_point", "typical_value", "unit_scales", "unit_words"]
+__all__ = ["ANGLE_TURNS", "Form", "angle_form", "code_form", "everyday_form", "everyday_forms",
+           "family", "index_form", "level_form", "named_forms", "number_form", "number_forms",
+           "per_year_form", "position_form", "ratio_form", "sign_form", "span_form", "text_form",
+           "tool_unit", "typical_point", "typical_value", "unit_scales", "unit_words"]
