@@ -68,7 +68,7 @@ EVIDENCE: tuple[str, ...] = (FACT_READER, PROBES, VALUE_PROBES, RANGE_SEARCH, FO
 # against 64.1 % before; docs/results.md).
 # sibling-contrast is on since 2026-12-02 (issue 72: a tool's requests sent to another):
 # measured on examples/silent, docs/results.md.
-# option-effects is on since 2026-12-03 (issue 72: what an optional argument changes):
+# option-effects is on since 2026-12-02 (issue 72: what an optional argument changes):
 # measured on examples/silent, docs/results.md.
 # conventions, schema-facts and unasked-tests are on since 2026-12-02 (issue 72: silent
 # conventions, facts in the schema, optional arguments left out): measured on
