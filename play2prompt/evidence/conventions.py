@@ -19,6 +19,8 @@ must differ if one holds, the tool is run, and code decides:
   in minutes: 60 is one hour later), and a time that moves back says so;
 - **a coordinate order** (a point as two numbers): latitude or longitude first
   (:mod:`play2prompt.evidence.coordinates`);
+- **a rate's share** (a number parameter named as a rate): a percentage or a fraction, by the
+  slope of an answer that moves in a straight line with it (:mod:`play2prompt.evidence.shares`);
 - **an angle's unit** (a number parameter): degrees, radians or turns, by the full turn that
   gives the answer back (:mod:`play2prompt.evidence.angles`);
 - **a range's end** (two parameters named as a range's start and end): whether the end is
@@ -52,6 +54,7 @@ from play2prompt.evidence.everyday import tool_unit
 from play2prompt.evidence.facts import Fact, evidence_of
 from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.output_units import unit_sentence
+from play2prompt.evidence.shares import share_facts
 from play2prompt.evidence.spans import span_facts
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
@@ -368,6 +371,8 @@ async def conventions(tool: Tool, engine: Any, calls: Sequence[tuple[Invocation,
             first = first or (worked[0] if param not in set(tool.required) else None)
             fact = await shift_fact(engine, param, *first) if first else None
         found += [fact] if fact else []
+    found += await share_facts(engine, tool, [p for p in scales if p not in {
+        f.param for f in found}], worked)
     found += await angle_facts(engine, tool, [p for p in scales if p not in {
         f.param for f in found}], worked)
     for param in bases:
