@@ -10,6 +10,7 @@ import pytest
 from play2prompt.cli import main
 from play2prompt.config import preset
 from play2prompt.errors import UserError
+from play2prompt.evidence.names import CONVENTIONS, DEFAULT_EVIDENCE
 from play2prompt.lm.fake import M1_MARK, FakeLM
 from play2prompt.lm.registry import LMPool, concurrency_for, parse_concurrency
 from play2prompt.method.example_search import ExampleSpace
@@ -44,7 +45,9 @@ def test_siblings_that_find_the_same_call_vary_it(example_tools, make_engine):
 
     gen = FakeLM(rules=[(f"{M1_MARK}loan_payment.", m1)], fill_schema=True)
     tool = next(t for t in example_tools if t.name == "loan_payment")
-    engine = make_engine([tool], gen)
+    # conventions' own calls (the rate run doubled and tripled) are not the siblings'
+    engine = make_engine([tool], gen, evidence=tuple(
+        n for n in DEFAULT_EVIDENCE if n != CONVENTIONS))
     space = ExampleSpace(tool, engine)
     found = asyncio.run(space.propose(None, 3, 0, ["a", "b", "c"]))
     calls = [ex.invocation.arguments for ex in found]

@@ -24,7 +24,7 @@ def test_values_map_to_the_components():
 
 def test_ablation_is_all_each_off_and_none():
     values = SweepSpace.parse(["evidence=ablation"]).values["evidence"]
-    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 26
+    assert values == ("all", *(f"-{n}" for n in EVIDENCE), "none") and len(values) == 27
 
 
 @pytest.mark.parametrize("bad", ["-probe", "probes+colour", "+", "-", "everything"])
