@@ -22,7 +22,8 @@ def compass(bearing: int) -> dict:
     return {"bearing": bearing, "point": names[round((bearing % 360) / 45) % 8]}
 
 def wheel(position: float) -> dict:
-    return {"x": round(math.cos(position * math.tau), 9), "y": round(math.sin(position * math.tau), 9)}
+    turn = position * math.tau
+    return {"x": round(math.cos(turn), 9), "y": round(math.sin(turn), 9)}
 
 def square(x: float) -> float:
     return x * x
