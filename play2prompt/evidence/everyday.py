@@ -27,6 +27,7 @@ from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.evidence.levels import level_form_parts
 from play2prompt.evidence.named_codes import code_names
+from play2prompt.evidence.option_effects import operation_phrase
 from play2prompt.evidence.spans import excluded_end, shifted
 from play2prompt.method.rewards import (
     per_year_mark,
@@ -325,11 +326,22 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
     if isinstance(value, list):
         point = position_form(value, rule)
         return [point] if point is not None else []
-    often = per_year_form(value, name)
+    often = per_year_form(value, name) or operation_form(value, rule, name)
     if often is not None:
         return [often]
     level = level_form(value, rule, name) or index_form(value, rule, name)
     return [level] if level is not None else number_forms(value, rule)
+
+
+def operation_form(value: Any, rule: str, name: str) -> Form | None:
+    """An option's value said by what it computes, where its rule names it beside another
+    value's (:mod:`play2prompt.evidence.option_effects`: "the sample standard deviation ..."
+    for ddof=1, the request must say "sample"); its number may stand in the request's data."""
+    found = operation_phrase(value, rule, name)
+    if found is None:
+        return None
+    phrase, mark = found
+    return Form("operation", phrase, (), mark, as_given_ok=True)
 
 
 def span_form(value: Any, rule: str, name: str) -> Form | None:
@@ -391,5 +403,6 @@ def level_form(value: Any, rule: str, name: str) -> Form | None:
 
 __all__ = ["ANGLE_TURNS", "Form", "angle_form", "code_form", "everyday_form", "everyday_forms",
            "family", "index_form", "level_form", "named_forms", "number_form", "number_forms",
+           "operation_form",
            "per_year_form", "position_form", "ratio_form", "sign_form", "span_form", "text_form",
            "tool_unit", "typical_point", "typical_value", "unit_scales", "unit_words"]

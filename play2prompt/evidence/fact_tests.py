@@ -269,6 +269,8 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
                                    effects=OPTION_EFFECTS in active(engine.config))
     for variant in variants:      # what they show joins the facts the docs are written from
         book.add(variant.fact)
+    if any("(left out) gives" in v.fact.text for v in variants):   # said by its operation
+        targets = plan_targets(tool, examples, book, budget)
     if not targets and not variants:
         return []
     writer = FactTestWriter(tool, engine, space)

@@ -11,20 +11,25 @@ set in up to :data:`CALLS` verified calls, the calls are run, and the catalogue 
 :mod:`play2prompt.evidence.operations` (no LLM call, a sandboxed child) is tried on each
 value's calls: where the default's operation and another value's are both found and differ,
 the default fact says both ("ddof=0 (left out) gives the population standard deviation of
-the numbers in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`").
+the numbers in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`"), and
+Step 1b's fact tests say a value by its operation, the words only it has ("the sample standard
+deviation", which must say "sample": :func:`operation_phrase`), never by its number.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.describe import checked_calls
 from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.operations import known_operation
-from play2prompt.method.example import Example
 from play2prompt.tools.model import Tool
+
+if TYPE_CHECKING:  # the examples are passed in; only their type is needed
+    from play2prompt.method.example import Example
 
 CALLS = 3        # verified calls each value is set in
 VALUES = 2       # other values tried beside the default
@@ -59,4 +64,28 @@ async def option_effect(engine: Any, tool: Tool, param: str, default: Any,
     return ""
 
 
-__all__ = ["CALLS", "VALUES", "operation_of", "option_effect"]
+def _said(param: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(param)}=(\S+?)(?: \(left out\))? gives ([^;]+?)[;.](?:\s|$)")
+
+
+def operation_phrase(value: Any, rule: str, param: str) -> tuple[str, str] | None:
+    """(what ``param`` = ``value`` computes, a pattern of the words only it says) where
+    ``rule`` names it beside another value's operation (:func:`option_effect`'s sentence):
+    "the sample standard deviation of the numbers in `a`" and ``\bsample\b`` for ddof=1;
+    None otherwise (no such sentence, or no word of its own)."""
+    said = {v: phrase for v, phrase in _said(param).findall(rule)}
+    mine = said.get(json.dumps(value))
+    if mine is None or len(said) < 2:
+        return None
+    others = {w for v, p in said.items() if p != mine for w in _words(p)}
+    own = [w for w in _words(mine) if w not in others]
+    if not own:
+        return None
+    return mine.replace("`", ""), r"\b(?:" + "|".join(map(re.escape, own)) + r")\b"
+
+
+def _words(phrase: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z]+", phrase.lower()) if len(w) > 2]
+
+
+__all__ = ["CALLS", "VALUES", "operation_of", "operation_phrase", "option_effect"]

@@ -59,3 +59,20 @@ def test_no_sentence_where_no_operation_names_a_value(engine_over, tmp_path):
     assert _effect(engine_over, tmp_path, scaled, "k", 1, [2], [[1, 2], [3, 4]]) == ""
     spread = _tool("spread", {"a": ARRAY, "ddof": {"type": "integer"}})
     assert _effect(engine_over, tmp_path, spread, "ddof", 0, [1], [[1, 2, 3]]) == ""
+
+
+def test_a_value_said_by_its_operation():
+    from play2prompt.evidence.everyday import everyday_forms
+    from play2prompt.evidence.option_effects import operation_phrase
+
+    rule = ("Optional; defaults to 0 (a call without it gave the same result as ddof=0). "
+            "ddof=0 (left out) gives the population standard deviation of the numbers in `a`; "
+            "ddof=1 gives the sample standard deviation of the numbers in `a`.")
+    assert operation_phrase(1, rule, "ddof") == (
+        "the sample standard deviation of the numbers in a", r"\b(?:sample)\b")
+    (form,) = everyday_forms(1, rule, "", "ddof")
+    assert form.kind == "operation" and form.as_given_ok
+    assert form.said_in("What's the sample SD of 1, 4, 6?")
+    assert not form.said_in("What's the standard deviation of 1, 4, 6?")
+    assert everyday_forms(0, rule, "", "ddof")[0].said_in("the population SD of 1, 2")
+    assert operation_phrase(2, rule, "ddof") is None and operation_phrase(1, "", "ddof") is None
