@@ -14,7 +14,11 @@ number, not 'complex'" and a sentence said twice):
 - ``repeated``: a sentence said again (case and spacing aside) in the same text, or in the
   description and a parameter's text.
 
-A fifth is reported, not taken out: ``refusal-only``, a text that says what a value is not
+A fifth, ``refused-text``: a quoted text the tool refused ("'end' is rejected"): a small model
+copies a value a doc quotes, refused or not (busday_offset's ``roll='end'`` in 6 of 8 calls on
+examples/silent, run s72f), so it is taken out (a refused number, "'1.75' is rejected (height
+looks like metres)", stays: it says the scale). A sixth is reported, not taken out:
+``refusal-only``, a text that says what a value is not
 ("'mean' is rejected", "Negative values work too (e.g. principal=-1000)") and nowhere what it
 is (in its other sentences, or, given the tool, its schema's enum, range, pattern or format).
 Where the text lists the accepted values, the refusal says nothing more and is taken out.
@@ -35,9 +39,10 @@ from functools import cache
 from typing import Any
 
 from play2prompt.evidence.error_text import pattern, words
+from play2prompt.numeric import parse_number
 
-REGEX, INTERNAL, PROBE, REPEATED, REFUSAL = ("regex", "internal", "probe", "repeated",
-                                             "refusal-only")
+REGEX, INTERNAL, PROBE, REPEATED, REFUSAL, QUOTED = ("regex", "internal", "probe", "repeated",
+                                                     "refusal-only", "refused-text")
 DOC_WORDS = "doc_words.json"
 MIN_WORDS = 2                 # a shorter sentence ("Required.") may well be said twice
 SCHEMA_STATES = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -203,9 +208,23 @@ def problems(doc: Any, tool: Any = None) -> list[Problem]:
             if kind is not None:
                 out.append(Problem(kind, field, x.text))
         clean = [x.text for x in said if x.kind is None]
+        out += [Problem(QUOTED, field, s) for s in clean if refused_text(s)]
         if not (_says("accepted_statements", clean) or _stated_in_schema(tool, field)):
-            out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)]
+            out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)
+                    and not refused_text(s)]
     return out
+
+
+_QUOTED_REFUSAL = re.compile(
+    r"(['\"`])(.+?)\1 (?:is|are|was|were) (?:rejected|refused|not accepted)")
+
+
+def refused_text(sentence: str) -> bool:
+    """``sentence`` says a quoted text (not a number) is refused ("'end' is rejected"): the
+    1.5B copies a value a doc quotes, refused or not (busday_offset's roll='end' in 6 of 8
+    calls of examples/silent, run s72f; 'Canada' on examples/fresh, fresh17)."""
+    m = _QUOTED_REFUSAL.search(sentence)
+    return m is not None and parse_number(m.group(2)) is None
 
 
 def _kept(said: list[_Said], own: frozenset[str]) -> list[str]:
@@ -213,6 +232,7 @@ def _kept(said: list[_Said], own: frozenset[str]) -> list[str]:
     refusal (but ``own``'s) where the accepted values are listed."""
     kept = [x.text if x.kind is None else x.fixed for x in said
             if x.kind is None or x.fixed is not None]
+    kept = [k for k in kept if not k or _key(k) in own or not refused_text(k)]
     if _says("accepted_lists", [k for k in kept if k]):
         kept = [k for k in kept if not _refusal(k) or _key(k) in own]
     return [k for k in kept if k]
