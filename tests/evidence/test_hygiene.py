@@ -10,6 +10,7 @@ from play2prompt.evidence.facts import PROBE_WORD, Fact, FactBook, facts_doc
 from play2prompt.evidence.hygiene import (
     INTERNAL,
     PROBE,
+    QUOTED,
     REFUSAL,
     REGEX,
     REPEATED,
@@ -78,21 +79,33 @@ def test_a_sentence_said_twice_in_a_text_or_in_the_description_and_a_parameter()
 
 
 def test_refusal_only_texts_are_reported_not_taken_out():
-    alone = ["method. 'mean' is rejected (unknown method).",
-             "the value. Negative values work too (e.g. principal=-1000).",
-             "'x' is not accepted."]
+    alone = ["the value. Negative values work too (e.g. principal=-1000).",
+             "'-3' is not accepted."]
     for text in alone:
         assert _kinds(text) == [REFUSAL]
         assert cleaned(ToolDoc("Tool.", {"p": text})).params["p"] == text
     said = ["height. Height is in centimetres. '1.75' is rejected (height looks like metres).",
-            "country. 'Canada' is rejected (no rates). For example: 'US'.",
             "A number between 0 and 100. '150' is rejected."]
     for text in said:
         assert _kinds(text) == []
         assert cleaned(ToolDoc("Tool.", {"p": text})).params["p"] == text
     enum = Tool("t", "Tool.", {"type": "object", "properties": {
-        "p": {"type": "string", "enum": ["sum", "avg"]}}})
-    assert _kinds(alone[0], tool=enum) == []          # the schema says what it takes
+        "p": {"type": "integer", "enum": [1, 2]}}})
+    assert _kinds(alone[1], tool=enum) == []          # the schema says what it takes
+
+
+def test_a_refused_text_is_taken_out_it_is_copied():
+    """The 1.5B copies a value a doc quotes, refused or not (roll='end' in 6 of 8 calls of
+    examples/silent's busday_offset, run s72f): a quoted text refused goes, with or without
+    a statement of what is accepted; D0's own sentence stays."""
+    for text, left in (("method. 'mean' is rejected (unknown method).", "method."),
+                       ("country. 'Canada' is rejected (no rates). For example: 'US'.",
+                        "country. For example: 'US'."),
+                       ("'x' is not accepted.", "")):
+        assert _kinds(text) == [QUOTED]
+        assert cleaned(ToolDoc("Tool.", {"p": text})).params["p"] == left
+    doc = ToolDoc("Tool.", {"p": "'x' is not accepted."})
+    assert cleaned(doc, original=doc).params["p"] == "'x' is not accepted."
 
 
 def test_a_refusal_beside_the_listed_values_is_taken_out():
@@ -134,7 +147,6 @@ def test_a_leftover_in_parentheses_goes_with_them_the_sentence_stays():
             "out of range)). '1+2j' is rejected (int() argument must be a real number).")
     assert _kinds(text) == [INTERNAL, INTERNAL]
     assert cleaned(ToolDoc("Tool.", {"p": text})).params["p"] == (
-        "inflation takes at least `years` items (years=20 with 3 items failed). "
-        "'1+2j' is rejected.")
+        "inflation takes at least `years` items (years=20 with 3 items failed).")
     twice = "A rate. A rate (2 for semi-?annually)."
     assert cleaned(ToolDoc("Tool.", {"p": twice})).params["p"] == "A rate."
