@@ -138,8 +138,9 @@ class FactTestWriter:
             query = await draft_request(eng, messages, seed_key, "m3-fact", t)
             if not query:
                 continue
-            problems = evidence_for(eng).request_gates.problems(
-                query, self.tool, [*self.sources, target.rule, note], inv=others, book=book)
+            problems = evidence_for(eng).request_gates.problems(   # the form's words are
+                query, self.tool, [*self.sources, target.rule, note],  # what it must say
+                allowed=form.text if form is not None else "", inv=others, book=book)
             problems += form_problems(form, value, query, label, others, target.plain)
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
