@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-import textwrap
 
 from play2prompt.evidence.angles import angle_facts
 from play2prompt.evidence.everyday import everyday_forms, tool_unit, typical_value
-from play2prompt.tools.model import Invocation, Tool
+from play2prompt.tools.model import Tool
+from tests.evidence.support import ran_once
 
 TOOLS = '''
 import math
@@ -37,13 +37,8 @@ TOOLSET = {name: Tool(name, "", {"type": "object", "properties": {param: kind},
 
 
 def _found(engine_over, tmp_path, name, args):
-    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
-    tool = TOOLSET[name]
-    engine = engine_over([tool], tmp_path)
-    inv = Invocation(name, args)
-    obs = asyncio.run(engine.runtime.run(inv))
-    assert obs.ok, obs.error
-    return asyncio.run(angle_facts(engine, tool, list(args), [(inv, obs)]))
+    engine, inv, obs = ran_once(engine_over, tmp_path, TOOLS, TOOLSET[name], args)
+    return asyncio.run(angle_facts(engine, TOOLSET[name], list(args), [(inv, obs)]))
 
 
 def test_a_sine_repeats_after_two_pi_so_it_takes_radians(engine_over, tmp_path):

@@ -6,7 +6,6 @@ separate them; a tool whose answers do not separate the alternatives gets no fac
 from __future__ import annotations
 
 import asyncio
-import textwrap
 
 from play2prompt.evidence.conventions import (
     candidates,
@@ -19,6 +18,7 @@ from play2prompt.evidence.conventions import (
 from play2prompt.evidence.everyday import everyday_forms, number_form
 from play2prompt.evidence.facts import Fact, FactBook, fact_sources, source_of
 from play2prompt.tools.model import Invocation, Observation, Tool
+from tests.evidence.support import ran_once
 
 TOOLS = '''
 from datetime import datetime, timezone
@@ -103,13 +103,8 @@ TOOLSET = {
 
 
 def _found(engine_over, tmp_path, name, args):
-    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
-    tool = TOOLSET[name]
-    engine = engine_over([tool], tmp_path)
-    inv = Invocation(name, args)
-    obs = asyncio.run(engine.runtime.run(inv))
-    assert obs.ok, obs.error
-    return asyncio.run(conventions(tool, engine, [(inv, obs)], {}))
+    engine, inv, obs = ran_once(engine_over, tmp_path, TOOLS, TOOLSET[name], args)
+    return asyncio.run(conventions(TOOLSET[name], engine, [(inv, obs)], {}))
 
 
 def test_amount_restated_at_a_hundredth_is_in_cents(engine_over, tmp_path):

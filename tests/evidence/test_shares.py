@@ -4,11 +4,11 @@ amount, from the slope of an answer that moves in a straight line with it (no LL
 from __future__ import annotations
 
 import asyncio
-import textwrap
 
 from play2prompt.evidence.everyday import number_form, tool_unit
 from play2prompt.evidence.shares import share_facts, share_kind
-from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.model import Observation, Tool
+from tests.evidence.support import ran_once
 
 TOOLS = '''
 def with_tax(amount: float, tax_rate: float) -> dict:
@@ -39,13 +39,8 @@ TOOLSET = {"with_tax": _tool("with_tax", ["amount", "tax_rate"]),
 
 
 def _found(engine_over, tmp_path, name, args):
-    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
-    tool = TOOLSET[name]
-    engine = engine_over([tool], tmp_path)
-    inv = Invocation(name, args)
-    obs = asyncio.run(engine.runtime.run(inv))
-    assert obs.ok, obs.error
-    return asyncio.run(share_facts(engine, tool, list(args), [(inv, obs)]))
+    engine, inv, obs = ran_once(engine_over, tmp_path, TOOLS, TOOLSET[name], args)
+    return asyncio.run(share_facts(engine, TOOLSET[name], list(args), [(inv, obs)]))
 
 
 def test_a_tax_rate_times_the_amount_is_a_fraction(engine_over, tmp_path):

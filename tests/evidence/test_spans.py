@@ -4,7 +4,6 @@ counts over the ranges [d, d] and [d, d + 1] (no LLM call); the form its fact te
 from __future__ import annotations
 
 import asyncio
-import textwrap
 
 from play2prompt.evidence.everyday import everyday_forms
 from play2prompt.evidence.spans import (
@@ -14,7 +13,8 @@ from play2prompt.evidence.spans import (
     span_facts,
     span_pairs,
 )
-from play2prompt.tools.model import Invocation, Observation, Tool
+from play2prompt.tools.model import Observation, Tool
+from tests.evidence.support import ran_once
 
 TOOLS = '''
 from datetime import date, timedelta
@@ -57,13 +57,8 @@ TOOLSET = {
 
 
 def _found(engine_over, tmp_path, name, args):
-    (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
-    tool = TOOLSET[name]
-    engine = engine_over([tool], tmp_path)
-    inv = Invocation(name, args)
-    obs = asyncio.run(engine.runtime.run(inv))
-    assert obs.ok, obs.error
-    return asyncio.run(span_facts(engine, tool, [(inv, obs)], {}))
+    engine, inv, obs = ran_once(engine_over, tmp_path, TOOLS, TOOLSET[name], args)
+    return asyncio.run(span_facts(engine, TOOLSET[name], [(inv, obs)], {}))
 
 
 def test_a_half_open_date_range_says_its_end_is_excluded(engine_over, tmp_path):
