@@ -27,7 +27,7 @@ from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
 from play2prompt.evidence.levels import level_form_parts
 from play2prompt.evidence.named_codes import code_names
-from play2prompt.evidence.option_effects import operation_phrase
+from play2prompt.evidence.option_words import operation_phrase
 from play2prompt.evidence.spans import excluded_end, shifted
 from play2prompt.method.rewards import (
     per_year_mark,

@@ -13,13 +13,13 @@ value's calls: where the default's operation and another value's are both found 
 the default fact says both ("ddof=0 (left out) gives the population standard deviation of
 the numbers in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`"), and
 Step 1b's fact tests say a value by its operation, the words only it has ("the sample standard
-deviation", which must say "sample": :func:`operation_phrase`), never by its number.
+deviation", which must say "sample": :func:`~play2prompt.evidence.everyday.operation_phrase`),
+never by its number.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -64,28 +64,4 @@ async def option_effect(engine: Any, tool: Tool, param: str, default: Any,
     return ""
 
 
-def _said(param: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(param)}=(\S+?)(?: \(left out\))? gives ([^;]+?)[;.](?:\s|$)")
-
-
-def operation_phrase(value: Any, rule: str, param: str) -> tuple[str, str] | None:
-    """(what ``param`` = ``value`` computes, a pattern of the words only it says) where
-    ``rule`` names it beside another value's operation (:func:`option_effect`'s sentence):
-    "the sample standard deviation of the numbers in `a`" and ``\bsample\b`` for ddof=1;
-    None otherwise (no such sentence, or no word of its own)."""
-    said = {v: phrase for v, phrase in _said(param).findall(rule)}
-    mine = said.get(json.dumps(value))
-    if mine is None or len(said) < 2:
-        return None
-    others = {w for v, p in said.items() if p != mine for w in _words(p)}
-    own = [w for w in _words(mine) if w not in others]
-    if not own:
-        return None
-    return mine.replace("`", ""), r"\b(?:" + "|".join(map(re.escape, own)) + r")\b"
-
-
-def _words(phrase: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z]+", phrase.lower()) if len(w) > 2]
-
-
-__all__ = ["CALLS", "VALUES", "operation_of", "operation_phrase", "option_effect"]
+__all__ = ["CALLS", "VALUES", "operation_of", "option_effect"]
