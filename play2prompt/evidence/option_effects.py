@@ -21,14 +21,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.candidates import default_candidates, is_option
 from play2prompt.evidence.describe import checked_calls
+from play2prompt.evidence.names import OPTION_EFFECTS
 from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.operations import known_operation
 from play2prompt.tools.model import Tool
 
-if TYPE_CHECKING:  # the examples are passed in; only their type is needed
+if TYPE_CHECKING:  # the examples, facts and variants are passed in; only their types are needed
+    from play2prompt.evidence.facts import FactBook
+    from play2prompt.evidence.variants import Variant
     from play2prompt.method.example import Example
 
 CALLS = 3        # verified calls each value is set in
@@ -64,4 +69,24 @@ async def option_effect(engine: Any, tool: Tool, param: str, default: Any,
     return ""
 
 
-__all__ = ["CALLS", "VALUES", "operation_of", "option_effect"]
+async def with_effects(tool: Tool, engine: Any, examples: Sequence[Example],
+                       found: dict[str, Variant], book: FactBook | None) -> dict[str, Variant]:
+    """``found``'s default facts with what the default and another value compute, where the
+    operations catalogue names both (:func:`option_effect`)."""
+    out = dict(found)
+    for param, variant in found.items():
+        if variant.fact.values[:1] != ("default",):
+            continue
+        value = json.loads(variant.fact.values[1])
+        accepted = book.accepted(param) if book is not None else ()
+        others = [v for v in accepted if v != value] if isinstance(value, str) else \
+            default_candidates(value, accepted) if is_option(value) else []
+        said = await option_effect(engine, tool, param, value, others, examples)
+        if said:
+            engine.uses[OPTION_EFFECTS] += 1
+            out[param] = replace(variant, fact=replace(variant.fact,
+                                                       text=variant.fact.text + said))
+    return out
+
+
+__all__ = ["CALLS", "VALUES", "operation_of", "option_effect", "with_effects"]

@@ -2,7 +2,7 @@
 :mod:`play2prompt.evidence.variants`).
 
 A number or a flag left out shows its default against its neighbours (:func:`~play2prompt.
-evidence.variants.neighbours`); a text has none, and a filter left out can match one value of
+evidence.candidates.neighbours`); a text has none, and a filter left out can match one value of
 it by chance (a search for "charger" without ``category`` finds what ``category="electronics"``
 found). A text option whose values are known, those the tool listed (an error's "must be one of
 ...", a schema ``enum``) or else those play's verified calls set, has the others: the call is

@@ -49,16 +49,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from play2prompt.evidence.candidates import default_candidates, is_option, neighbours
 from play2prompt.evidence.everyday import typical_value
 from play2prompt.evidence.facts import Fact, FactBook, evidence_of
-from play2prompt.evidence.names import OPTION_EFFECTS, UNASKED_TESTS
+from play2prompt.evidence.names import UNASKED_TESTS
 from play2prompt.evidence.observed import run_seen, seen
-from play2prompt.evidence.option_effects import option_effect
+from play2prompt.evidence.option_effects import with_effects
 from play2prompt.evidence.text_defaults import text_default, text_options
 from play2prompt.jsonutil import canonical
 from play2prompt.method.example import Example
 from play2prompt.method.play import code_verdict
-from play2prompt.numeric import is_number, parse_number
+from play2prompt.numeric import is_number
 from play2prompt.scrub import Scrubber
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -99,32 +100,9 @@ def left_out_calls(tool: Tool, examples: Sequence[Example]) -> list[tuple[str, E
         if param in required:
             continue
         found = [ex for ex in examples if ex.verified and not ex.fact
-                 and _option(ex.invocation.arguments.get(param))]
+                 and is_option(ex.invocation.arguments.get(param))]
         out.extend((param, ex) for ex in found[:TRIES_PER_PARAM])
     return out
-
-
-def _option(value: Any) -> bool:
-    return isinstance(value, bool) or is_number(value)
-
-
-def neighbours(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
-    """The values a default must differ from: the flag flipped; a number's neighbours in the
-    values the tool accepts, where it listed them and the value is one (``compounding`` 4 and
-    52 around 12, of 1, 2, 4, 12, 52, 365); else a whole number 1 either side, any other number
-    10 % either side (0.1 around 0). A value whose neighbours give its own output is no default
-    shown: a ``limit`` of 5 on 3 matches, a ``max_price`` above them all."""
-    if isinstance(value, bool):
-        return [not value]
-    listed = sorted({n for n in map(parse_number, accepted) if n is not None})
-    if value in listed and len(listed) > 1:
-        at = listed.index(value)
-        return [type(value)(n) if n == int(n) else n
-                for n in listed[max(at - 1, 0):at + 2] if n != value]
-    if isinstance(value, int):
-        return [value - 1, value + 1]
-    step = abs(value) * 0.1 or 0.1
-    return [value - step, value + step]
 
 
 def _shows_default(given: str, left: Observation, flips: Sequence[Observation],
@@ -318,22 +296,6 @@ async def _text_defaults(tool: Tool, engine: Engine, examples: Sequence[Example]
     return out
 
 
-def default_candidates(value: Any, accepted: Sequence[str] = ()) -> list[Any]:
-    """What an argument left out may default to where the call's own value did not give the
-    left-out output: a flag's other value; 0, 1, the values the tool lists and the call's
-    value's neighbours (a tip of 0.15 left out split the bill as a tip of 0 does; 3 coats
-    left out painted as 2 do)."""
-    if isinstance(value, bool):
-        return [not value]
-    out: list[Any] = []
-    listed = [m for m in map(parse_number, accepted) if m is not None]
-    for n in (0, 1, *listed, *neighbours(value, accepted)):
-        n = int(n) if n == int(n) and isinstance(value, int) else float(n)   # 0.0 runs as 0.0
-        if n != value and n not in out:
-            out.append(n)
-    return out
-
-
 async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left: Observation,
                              book: FactBook | None) -> tuple[Any, Invocation, Observation] | None:
     """The one :func:`default_candidates` value whose call gives the left-out output ``left``,
@@ -357,26 +319,6 @@ async def _default_elsewhere(engine: Engine, base: Invocation, param: str, left:
     return value, call, obs
 
 
-async def _with_effects(tool: Tool, engine: Engine, examples: Sequence[Example],
-                        found: dict[str, Variant], book: FactBook | None) -> dict[str, Variant]:
-    """``found``'s default facts with what the default and another value compute, where the
-    operations catalogue names both (:mod:`~play2prompt.evidence.option_effects`)."""
-    out = dict(found)
-    for param, variant in found.items():
-        if variant.fact.values[:1] != ("default",):
-            continue
-        value = json.loads(variant.fact.values[1])
-        accepted = book.accepted(param) if book is not None else ()
-        others = [v for v in accepted if v != value] if isinstance(value, str) else \
-            default_candidates(value, accepted) if _option(value) else []
-        said = await option_effect(engine, tool, param, value, others, examples)
-        if said:
-            engine.uses[OPTION_EFFECTS] += 1
-            out[param] = replace(variant, fact=replace(variant.fact,
-                                                       text=variant.fact.text + said))
-    return out
-
-
 async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
                         probed: Sequence[tuple[str, Invocation, Observation]],
                         limit: int, book: FactBook | None = None,
@@ -392,7 +334,7 @@ async def find_variants(tool: Tool, engine: Engine, examples: Sequence[Example],
     if unasked:
         out.update(await _text_defaults(tool, engine, examples, book, set(out)))
     if effects:
-        out = await _with_effects(tool, engine, examples, out, book)
+        out = await with_effects(tool, engine, examples, out, book)
     variants = [*(acted_calls(examples, probed, book) if book is not None else []),
                 *out.values()]
     for param, inv, obs in other_sign_probes(examples, probed):
