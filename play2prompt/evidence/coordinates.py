@@ -17,7 +17,7 @@ from two kinds of call:
 
 The fact is a ``rule`` valued ``("convention", "order", "lon-lat" | "lat-lon")``; Step 1b's
 fact tests say the two numbers named, in the other order
-(:func:`~play2prompt.evidence.everyday.position_form`).
+(:func:`~play2prompt.evidence.convention_forms.position_form`).
 """
 
 from __future__ import annotations

@@ -17,53 +17,31 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import date, time
 from typing import Any
 
+from play2prompt.evidence.convention_forms import (
+    index_form,
+    level_form,
+    operation_form,
+    position_form,
+    span_form,
+)
 from play2prompt.evidence.coordinates import stated_order
 from play2prompt.evidence.error_reading import ACCEPTS
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.facts import format_of
-from play2prompt.evidence.levels import level_form_parts
+from play2prompt.evidence.form import Form
 from play2prompt.evidence.named_codes import code_names
-from play2prompt.evidence.option_words import operation_phrase
-from play2prompt.evidence.spans import excluded_end, shifted
 from play2prompt.method.rewards import (
     per_year_mark,
     per_year_words,
     percent_pattern,
-    value_in_text,
 )
 from play2prompt.numeric import is_number
 
 DATA = "everyday_forms.json"
 _NEAR = 1e-9
-
-
-@dataclass(frozen=True)
-class Form:
-    """How a request says a value: ``text`` to say, the ``numbers`` it must contain and a
-    ``mark`` (a regular expression, case-insensitive) it must match too, such as a unit or a
-    month's name."""
-
-    kind: str                       # unit | percent | fraction | ratio | date | time | unit name
-    #                                 | zone name | country name | currency name | level
-    text: str
-    numbers: tuple[float, ...] = ()
-    mark: str = ""
-    as_given_ok: bool = False       # the call's own number is part of the form ("5 %")
-    value: float | None = None      # the value the form says, where not the call's (a ratio
-    #                                 says the round share nearest to it: 86 for 85.5)
-    exact_code: bool = False        # the call's value is a code, written as given only in its
-    #                                 own case ("US", not the word "us")
-    standard: str = ""              # the standard the code follows ("a two-letter country
-    #                                 code (ISO 3166-1), not the country's name")
-
-    def said_in(self, query: str) -> bool:
-        if any(not value_in_text(n, query) for n in self.numbers):
-            return False
-        return not self.mark or re.search(self.mark, query, re.I) is not None
 
 
 def tool_unit(rule: str) -> str | None:
@@ -331,74 +309,6 @@ def everyday_forms(value: Any, rule: str, about: str = "", name: str = "") -> li
         return [often]
     level = level_form(value, rule, name) or index_form(value, rule, name)
     return [level] if level is not None else number_forms(value, rule)
-
-
-def operation_form(value: Any, rule: str, name: str) -> Form | None:
-    """An option's value said by what it computes, where its rule names it beside another
-    value's (:mod:`play2prompt.evidence.option_effects`: "the sample standard deviation ..."
-    for ddof=1, the request must say "sample"); its number may stand in the request's data."""
-    found = operation_phrase(value, rule, name)
-    if found is None:
-        return None
-    phrase, mark = found
-    return Form("operation", phrase, (), mark, as_given_ok=True)
-
-
-def span_form(value: Any, rule: str, name: str) -> Form | None:
-    """A range's excluded end (:mod:`play2prompt.evidence.spans`) said as people say it: the
-    last value counted, with "included" ("June 14, 2024, included" for an end of
-    '2024-06-15')."""
-    if not excluded_end(rule, name) or isinstance(value, bool):
-        return None
-    last = shifted(value, -1)
-    included = words("conventions.json")["included_words"]
-    if isinstance(last, int):
-        return Form("span end", f"{last}, included", (last,), included)
-    day = date.fromisoformat(last) if isinstance(last, str) else None
-    if day is None:
-        return None
-    month = words(DATA)["months"][day.month - 1]
-    return Form("span end", f"{month} {day.day}, {day.year}, included", (day.day, day.year),
-                rf"(?=.*\b{month}\b).*{included}")
-
-
-def index_form(value: Any, rule: str, name: str) -> Form | None:
-    """A position counted from 0 said as people count it
-    (:mod:`play2prompt.evidence.conventions`): its month's name for a month ("March" for 2),
-    else the count from 1 ("page 3" for 2)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or not re.search(
-            r"counts from 0\b", rule):
-        return None
-    months = words(DATA)["months"]
-    if "January" in rule and value < len(months):
-        return Form("month", months[value], (), rf"\b{months[value]}\b")
-    noun = name.replace("_", " ")
-    return Form("position", f"{noun} {value + 1}", (value + 1,))
-
-
-def position_form(value: Any, rule: str) -> Form | None:
-    """A point whose order a rule states (:mod:`play2prompt.evidence.coordinates`) said with
-    its two numbers named, in the other order: "latitude 48.86, longitude 2.35" for
-    ``[2.35, 48.86]`` where the tool takes longitude first."""
-    order = stated_order(rule)
-    if order is None or not isinstance(value, list) or len(value) != 2 or not all(
-            is_number(v) and not isinstance(v, bool) for v in value):
-        return None
-    named = dict(zip(order, value))
-    later, first = order                     # said the other way round
-    text = f"{first} {named[first]:g}, {later} {named[later]:g}"
-    mark = rf"{re.escape(f'{named[first]:g}')}\D.*{re.escape(f'{named[later]:g}')}"
-    return Form("position", text, (float(named[first]), float(named[later])), mark)
-
-
-def level_form(value: Any, rule: str, name: str) -> Form | None:
-    """A level said by the shares its rule gives ("70 to 80 % of max hr" for zone 3,
-    :mod:`play2prompt.evidence.levels`): the request must say those percentages."""
-    parts = level_form_parts(value, rule, name)
-    if parts is None:
-        return None
-    text, shares = parts
-    return Form("level", text, tuple(float(s) for s in shares), percent_pattern())
 
 
 __all__ = ["ANGLE_TURNS", "Form", "angle_form", "code_form", "everyday_form", "everyday_forms",

@@ -11,8 +11,8 @@ and else as it was. Where an output number divided by another output number that
 leaves put is a whole percentage at every level (within the outputs' rounding) and moves one
 way with the level, the level is said by those shares: "Each zone is a share of max_hr
 (low_bpm to high_bpm): zone 1 is 50 to 60 %, zone 2 is 60 to 70 %, ...". Step 1b's fact tests
-then say a level the way people do ("70 to 80 % of max hr", :func:`level_form`), which the doc
-as given does not map back to 3.
+then say a level the way people do ("70 to 80 % of max hr", :func:`~play2prompt.evidence.
+convention_forms.level_form`), which the doc as given does not map back to 3.
 
 Guards, since a wrong table makes its own tests: the same table from two calls that differ in
 their other arguments (a share that is whole by chance at five levels of one call is not at

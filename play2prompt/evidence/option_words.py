@@ -1,6 +1,6 @@
 """The words of an option's effect (:mod:`play2prompt.evidence.option_effects`), read back
 from its sentence: what one value of an option computes, and the words only it says, for a
-fact test that says the value by its operation (:func:`~play2prompt.evidence.everyday.
+fact test that says the value by its operation (:func:`~play2prompt.evidence.convention_forms.
 operation_form`)."""
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ which is what people assume, and no fact is said.
 
 The fact is a ``rule`` of the end parameter valued ``("convention", "span", "end-excluded")``;
 Step 1b's fact tests say the range as people do, its last counted day with "included"
-(:func:`span_form`): a thin doc's reader writes that day, and the answer misses it.
+(:func:`~play2prompt.evidence.convention_forms.span_form`): a thin doc's reader writes that
+day, and the answer misses it.
 """
 
 from __future__ import annotations

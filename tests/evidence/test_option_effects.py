@@ -62,7 +62,8 @@ def test_no_sentence_where_no_operation_names_a_value(engine_over, tmp_path):
 
 
 def test_a_value_said_by_its_operation():
-    from play2prompt.evidence.everyday import everyday_forms, operation_phrase
+    from play2prompt.evidence.everyday import everyday_forms
+    from play2prompt.evidence.option_words import operation_phrase
 
     rule = ("Optional; defaults to 0 (a call without it gave the same result as ddof=0). "
             "ddof=0 (left out) gives the population standard deviation of the numbers in `a`; "
