@@ -43,10 +43,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from functools import cache
 from typing import Any
 
 from play2prompt.evidence.angles import angle_facts
+from play2prompt.evidence.convention_names import DATA, named, pattern
 from play2prompt.evidence.coordinates import order_facts, position_params
 from play2prompt.evidence.error_text import words
 from play2prompt.evidence.everyday import DATA as FORMS
@@ -59,20 +59,9 @@ from play2prompt.evidence.spans import span_facts
 from play2prompt.numeric import close, is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
-DATA = "conventions.json"
 CONVENTION = "convention"
 MAX_LEAVES = 60          # output values read per answer
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-
-
-@cache
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(words(DATA)[name], re.I)
-
-
-def _named(name: str, key: str) -> bool:
-    return _pattern(key).search(name.replace("_", " ")) is not None or \
-        _pattern(key).search(name) is not None
 
 
 # -- what an answer says -------------------------------------------------------------------
@@ -109,9 +98,9 @@ def epoch_of(value: Any) -> float | None:
 def money_of(path: str, value: Any) -> float | None:
     """The amount a money text states ("$10.00", "10.00 USD"), or a number field named as
     money; None for anything else."""
-    if is_number(value) and _named(path.split(".")[-1], "money_words"):
+    if is_number(value) and named(path.split(".")[-1], "money_words"):
         return float(value)
-    if isinstance(value, str) and _pattern("currency_marks").search(value):
+    if isinstance(value, str) and pattern("currency_marks").search(value):
         found = _NUMBER.findall(value)
         if len(found) == 1:
             return float(found[0].replace(",", ""))
@@ -133,8 +122,8 @@ def restated(param: str, x: float, answers: Mapping[str, Any]) -> list[tuple[str
     """(path, unit, ratio) of each answer that restates ``x`` in another unit: a money amount
     at a minor-unit ratio ("cent"), a date at a millisecond ratio ("ms")."""
     data, out = words(DATA), []
-    money_context = _named(param, "money_words") or any(
-        isinstance(v, str) and _pattern("currency_marks").search(v) for v in answers.values())
+    money_context = named(param, "money_words") or any(
+        isinstance(v, str) and pattern("currency_marks").search(v) for v in answers.values())
     for path, value in answers.items():
         amount = money_of(path, value) if money_context else None
         if amount is not None and x:
@@ -218,7 +207,7 @@ def shift_unit(param: str, step: float, ran: Sequence[Observation]) -> tuple[str
 
 def _names_unit(param: str) -> bool:
     """``param``'s name says a time unit already (``offset_minutes``, ``delay_ms``)."""
-    return _named(param, "time_unit_words")
+    return named(param, "time_unit_words")
 
 
 def shift_sentence(param: str, unit: str, direction: int) -> str:
@@ -274,7 +263,7 @@ def month_shown(obs: Observation) -> int | None:
 
 
 def index_sentence(param: str, base: int) -> str:
-    if _named(param, "month_params"):
+    if named(param, "month_params"):
         last = 11 if base == 0 else 12
         return f"`{param}` counts from {base}: {base} is January, {last} is December."
     noun = param.replace("_", " ")
@@ -290,7 +279,7 @@ def index_base(param: str, optional: bool, obs0: Observation, obs1: Observation,
         return None
     if _empty(obs0) and not _empty(obs1):
         return 1
-    if _named(param, "month_params") and None not in month:
+    if named(param, "month_params") and None not in month:
         return 0 if month == (1, 2) else 1 if month == (12, 1) or month[1] == 1 else None
     if optional and default is not None and default.ok and obs0.output != obs1.output:
         if default.output == obs0.output:
@@ -349,7 +338,7 @@ def candidates(tool: Tool, ruled: Mapping[str, str]) -> tuple[list[str], list[st
         kind = spec.get("type") if isinstance(spec, Mapping) else None
         if kind in ("number", "integer") and tool_unit(ruled.get(name, "")) is None:
             scales.append(name)
-        if kind == "integer" and _named(name, "index_params") and not _named(
+        if kind == "integer" and named(name, "index_params") and not named(
                 name, "not_index_params") and "counts from" not in ruled.get(name, ""):
             bases.append(name)
     return scales, bases

@@ -19,32 +19,24 @@ means 5 %)."); Step 1b's fact tests say the rate with a percent sign.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
-from play2prompt.evidence.error_text import words
+from play2prompt.evidence.convention_names import pattern
 from play2prompt.evidence.facts import Fact, evidence_of
 from play2prompt.evidence.observed import run_seen
 from play2prompt.evidence.output_units import unit_sentence
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
-DATA = "conventions.json"
 SHARE = "share"
 TOLERANCE = 0.05         # relative: a slope within 5 % of the amount's share (rounded money)
 SHARES = {"fraction": 1.0, "percent": 0.01}
 
 
-@cache
-def _share_names() -> re.Pattern[str]:
-    return re.compile(words(DATA)["share_params"], re.I)
-
-
 def share_params(tool: Tool, params: Sequence[str]) -> list[str]:
     """Those of ``params`` named as a rate or a share."""
-    return [p for p in params if _share_names().search(p.replace("_", " "))]
+    return [p for p in params if pattern("share_params").search(p.replace("_", " "))]
 
 
 def _numbers(obs: Observation) -> dict[str, float]:

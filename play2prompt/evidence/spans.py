@@ -24,29 +24,23 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from play2prompt.evidence.error_text import words
+from play2prompt.evidence.convention_names import named
 from play2prompt.evidence.facts import Fact, evidence_of
 from play2prompt.evidence.observed import run_seen
 from play2prompt.numeric import is_number
 from play2prompt.tools.model import Invocation, Observation, Tool
 
-DATA = "conventions.json"
 SPAN, EXCLUDED = "span", "end-excluded"
 DAYS = 3                 # consecutive starts tried
 _EXCLUDED_SAID = re.compile(r"`(\w+)` is excluded")
-
-
-def _named(name: str, key: str) -> bool:
-    said = re.compile(words(DATA)[key], re.I)
-    return said.search(name.replace("_", " ")) is not None
 
 
 def span_pairs(tool: Tool) -> list[tuple[str, str]]:
     """(start, end) parameter pairs: one parameter named as a range's start and one as its
     end (``data/conventions.json``'s ``span_starts`` and ``span_ends``), each once."""
     names = list(tool.properties)
-    starts = [n for n in names if _named(n, "span_starts")]
-    ends = [n for n in names if _named(n, "span_ends") and n not in starts]
+    starts = [n for n in names if named(n, "span_starts")]
+    ends = [n for n in names if named(n, "span_ends") and n not in starts]
     return [(starts[0], ends[0])] if len(starts) == 1 and len(ends) == 1 else []
 
 
