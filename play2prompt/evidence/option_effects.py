@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from play2prompt.evidence.candidates import default_candidates, is_option
 from play2prompt.evidence.describe import checked_calls
@@ -32,9 +32,17 @@ from play2prompt.evidence.operations import known_operation
 from play2prompt.tools.model import Tool
 
 if TYPE_CHECKING:  # the examples, facts and variants are passed in; only their types are needed
-    from play2prompt.evidence.facts import FactBook
-    from play2prompt.evidence.variants import Variant
+    from play2prompt.evidence.facts import Fact, FactBook
     from play2prompt.method.example import Example
+
+class _WithFact(Protocol):
+    """A variant (:class:`~play2prompt.evidence.variants.Variant`), as this module reads it."""
+
+    @property
+    def fact(self) -> Fact: ...
+
+
+V = TypeVar("V", bound=_WithFact)
 
 CALLS = 3        # verified calls each value is set in
 VALUES = 2       # other values tried beside the default
@@ -70,7 +78,7 @@ async def option_effect(engine: Any, tool: Tool, param: str, default: Any,
 
 
 async def with_effects(tool: Tool, engine: Any, examples: Sequence[Example],
-                       found: dict[str, Variant], book: FactBook | None) -> dict[str, Variant]:
+                       found: dict[str, V], book: FactBook | None) -> dict[str, V]:
     """``found``'s default facts with what the default and another value compute, where the
     operations catalogue names both (:func:`option_effect`)."""
     out = dict(found)
