@@ -397,4 +397,4 @@ def facts_doc(tool: Tool, book: FactBook, examples: bool = True) -> ToolDoc:
     d0 = described_doc(tool.doc, book)   # D0's blanks filled by what the tool was seen to do
     params = {name: join(strip_refuted(d0.params.get(name, ""), book.of(name)),
                          book.sentences(name, examples)) for name in tool.properties}
-    return cleaned(ToolDoc(join(d0.description, book.sentences("")), params), tool.doc)
+    return cleaned(ToolDoc(join(d0.description, book.sentences("")), params), tool.doc, tool)

@@ -17,7 +17,11 @@ number, not 'complex'" and a sentence said twice):
 A fifth, ``refused-text``: a quoted text the tool refused ("'end' is rejected"): a small model
 copies a value a doc quotes, refused or not (busday_offset's ``roll='end'`` in 6 of 8 calls on
 examples/silent, run s72f), so it is taken out (a refused number, "'1.75' is rejected (height
-looks like metres)", stays: it says the scale). A sixth is reported, not taken out:
+looks like metres)", stays: it says the scale). Another, ``unasked-example``: quoted example
+texts in a text that says to leave the argument out unasked ("Optional; leave it out when the
+request does not give it ... For example: 'Additional charge for order #5678'"): the 1.5B
+copied the example into 6 of 8 calls that should have left it out (run s72h), so they are taken
+out. One more is reported, not taken out:
 ``refusal-only``, a text that says what a value is not
 ("'mean' is rejected", "Negative values work too (e.g. principal=-1000)") and nowhere what it
 is (in its other sentences, or, given the tool, its schema's enum, range, pattern or format).
@@ -43,6 +47,7 @@ from play2prompt.numeric import parse_number
 
 REGEX, INTERNAL, PROBE, REPEATED, REFUSAL, QUOTED = ("regex", "internal", "probe", "repeated",
                                                      "refusal-only", "refused-text")
+UNASKED_EXAMPLE = "unasked-example"
 DOC_WORDS = "doc_words.json"
 MIN_WORDS = 2                 # a shorter sentence ("Required.") may well be said twice
 SCHEMA_STATES = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -198,6 +203,7 @@ def problems(doc: Any, tool: Any = None) -> list[Problem]:
     """Every problem of ``doc`` (a :class:`~play2prompt.tools.model.ToolDoc`), by field and
     sentence; ``tool``: its schema may state what a parameter takes (an enum, a range)."""
     read = {f: _read(text) for f, text in _fields(doc).items()}
+    strings = text_params(tool)
     in_params = {_key(x.text) for f, said in read.items() if f for x in said}
     out = []
     for field, said in read.items():
@@ -208,10 +214,11 @@ def problems(doc: Any, tool: Any = None) -> list[Problem]:
             if kind is not None:
                 out.append(Problem(kind, field, x.text))
         clean = [x.text for x in said if x.kind is None]
-        out += [Problem(QUOTED, field, s) for s in clean if refused_text(s)]
+        out += [Problem(QUOTED, field, s) for s in clean if refused_text(s, field in strings)]
+        out += [Problem(UNASKED_EXAMPLE, field, s) for s in unasked_examples(clean)]
         if not (_says("accepted_statements", clean) or _stated_in_schema(tool, field)):
             out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)
-                    and not refused_text(s)]
+                    and not refused_text(s, field in strings)]
     return out
 
 
@@ -219,38 +226,65 @@ _QUOTED_REFUSAL = re.compile(
     r"(['\"`])(.+?)\1 (?:is|are|was|were) (?:rejected|refused|not accepted)")
 
 
-def refused_text(sentence: str) -> bool:
-    """``sentence`` says a quoted text (not a number) is refused ("'end' is rejected"): the
-    1.5B copies a value a doc quotes, refused or not (busday_offset's roll='end' in 6 of 8
-    calls of examples/silent, run s72f; 'Canada' on examples/fresh, fresh17)."""
+def refused_text(sentence: str, text: bool = False) -> bool:
+    """``sentence`` says a quoted text (not a number; any value where ``text``: the parameter
+    takes a string, "'00011111111' is rejected" for a weekmask, run s72h) is refused ("'end'
+    is rejected"): the 1.5B copies a value a doc quotes, refused or not (busday_offset's
+    roll='end' in 6 of 8 calls of examples/silent, run s72f; 'Canada' on examples/fresh,
+    fresh17)."""
     m = _QUOTED_REFUSAL.search(sentence)
-    return m is not None and parse_number(m.group(2)) is None
+    return m is not None and (text or parse_number(m.group(2)) is None)
 
 
-def _kept(said: list[_Said], own: frozenset[str]) -> list[str]:
+def text_params(tool: Any) -> frozenset[str]:
+    """The parameters of ``tool`` (None: none) whose schema type is string."""
+    props = getattr(tool, "properties", None) or {}
+    return frozenset(n for n, s in props.items() if isinstance(s, Mapping)
+                     and s.get("type") == "string")
+
+
+_LEAVE_OUT = re.compile(r"\bleave it out\b", re.I)
+_TEXT_EXAMPLE = re.compile(r"^(?:for example|e\.g\.)[:,]?\s*['\"`]", re.I)
+
+
+def unasked_examples(sentences: list[str]) -> list[str]:
+    """The sentences of one text that quote example texts where another says to leave the
+    argument out unasked: the 1.5B copies the example in ("For example: 'Additional charge
+    for order #5678'" after "Optional; leave it out when the request does not give it":
+    `description` set unasked in 6 of 8 create_charge calls of examples/silent, run s72h)."""
+    if not any(_LEAVE_OUT.search(s) for s in sentences):
+        return []
+    return [s for s in sentences if _TEXT_EXAMPLE.search(s)]
+
+
+def _kept(said: list[_Said], own: frozenset[str], text: bool = False) -> list[str]:
     """The sentences kept: no leftover (one held in parentheses goes with them), and no
     refusal (but ``own``'s) where the accepted values are listed."""
     kept = [x.text if x.kind is None else x.fixed for x in said
             if x.kind is None or x.fixed is not None]
-    kept = [k for k in kept if not k or _key(k) in own or not refused_text(k)]
+    kept = [k for k in kept if not k or _key(k) in own or not refused_text(k, text)]
+    copied = set(unasked_examples([k for k in kept if k]))
+    kept = [k for k in kept if k not in copied or _key(k) in own]
     if _says("accepted_lists", [k for k in kept if k]):
         kept = [k for k in kept if not _refusal(k) or _key(k) in own]
     return [k for k in kept if k]
 
 
-def cleaned(doc: Any, original: Any = None) -> Any:
+def cleaned(doc: Any, original: Any = None, tool: Any = None) -> Any:
     """``doc`` without its leftovers (regex, internal, probe and repeated sentences; one held
     in parentheses goes with them, the sentence stays; a description's sentence that a
     parameter's text says too goes from the description) and without refusals where the text
     lists the accepted values; a text with none of them is kept as written (the same object
     when nothing changed). What ``original`` (D0) says in a field is kept there but for
     repeats: a hand-written "unit (kg|lb)" is its author's, and the method keeps D0's
-    statements (:mod:`play2prompt.evidence.completion`)."""
+    statements (:mod:`play2prompt.evidence.completion`); ``tool``: its string parameters'
+    refused values are texts (:func:`refused_text`)."""
     fields = _fields(doc)
     said_first = _fields(original) if original is not None else {}
     own = {f: frozenset(map(_key, split_sentences(said_first.get(f, "")))) for f in fields}
     read = {f: _read(text, own[f]) for f, text in fields.items()}
-    kept = {f: _kept(said, own[f]) for f, said in read.items()}
+    strings = text_params(tool)
+    kept = {f: _kept(said, own[f], f in strings) for f, said in read.items()}
     in_params = {_key(s) for f, said in kept.items() if f for s in said}
     kept[""] = [s for s in kept[""] if not (_key(s) in in_params and _counts(s))]
     texts = {f: fields[f] if kept[f] == [x.text for x in read[f]] else " ".join(kept[f])

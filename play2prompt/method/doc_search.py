@@ -202,8 +202,8 @@ class DocSpace:
         candidate but D0 is scored as :func:`~play2prompt.evidence.hygiene.cleaned` (no
         regex fragment, interpreter message, probe value or repeated sentence): what is
         measured is what can ship."""
-        items = [c if c.kind == "original" else replace(c, doc=cleaned(c.doc, self.tool.doc))
-                 for c in items]
+        items = [c if c.kind == "original" else
+                 replace(c, doc=cleaned(c.doc, self.tool.doc, self.tool)) for c in items]
         bar = self._bar if iteration == self.last_round else None
         evals = await asyncio.gather(*(self._evaluate(c, bar) for c in items))
         out = [Scored(replace(c, evaluation=ev),

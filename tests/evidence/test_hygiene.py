@@ -14,8 +14,10 @@ from play2prompt.evidence.hygiene import (
     REFUSAL,
     REGEX,
     REPEATED,
+    UNASKED_EXAMPLE,
     cleaned,
     problems,
+    refused_text,
     split_sentences,
 )
 from play2prompt.evidence.reshape import CODE_FORMS
@@ -150,3 +152,29 @@ def test_a_leftover_in_parentheses_goes_with_them_the_sentence_stays():
         "inflation takes at least `years` items (years=20 with 3 items failed).")
     twice = "A rate. A rate (2 for semi-?annually)."
     assert cleaned(ToolDoc("Tool.", {"p": twice})).params["p"] == "A rate."
+
+
+def test_example_texts_beside_leave_it_out_are_taken_out():
+    leave = "Optional; leave it out when the request does not give it (a call without it ran)."
+    doc = ToolDoc("Create a charge.", {
+        "description": f"{leave} For example: 'Additional charge for order #5678'.",
+        "currency": "For example: 'EUR', 'usd'."})
+    assert [(p.kind, p.field) for p in problems(doc)] == [(UNASKED_EXAMPLE, "description")]
+    out = cleaned(doc)
+    assert out.params == {"description": leave, "currency": "For example: 'EUR', 'usd'."}
+    assert problems(out) == [] and cleaned(out) == out
+    d0 = ToolDoc("Create a charge.", {"description": "For example: 'Coffee'."})   # D0's own
+    mine = ToolDoc("x", {"description": f"{leave} For example: 'Coffee'."})
+    assert "'Coffee'" in cleaned(mine, d0).params["description"]
+
+
+def test_a_string_parameters_refused_digits_are_a_refused_text():
+    tool = Tool("busday_count", "Count business days.", {"type": "object", "properties": {
+        "weekmask": {"type": "string"}, "height": {"type": "number"}}})
+    said = "'00011111111' is rejected (invalid business day weekmask string)."
+    scale = "'1.75' is rejected (height looks like metres)."
+    doc = ToolDoc("Count business days.", {"weekmask": f"Optional. {said}", "height": scale})
+    assert [(p.kind, p.field) for p in problems(doc, tool)] == [(QUOTED, "weekmask"),
+                                                                (REFUSAL, "height")]
+    assert cleaned(doc, tool=tool).params == {"weekmask": "Optional.", "height": scale}
+    assert refused_text(said, text=True) and not refused_text(said)
