@@ -13,7 +13,7 @@ value's calls: where the default's operation and another value's are both found 
 the default fact says both ("ddof=0 (left out) gives the population standard deviation of
 the numbers in `a`; ddof=1 gives the sample standard deviation of the numbers in `a`"), and
 Step 1b's fact tests say a value by its operation, the words only it has ("the sample standard
-deviation", which must say "sample": :func:`~play2prompt.evidence.everyday.operation_phrase`),
+deviation", which must say "sample": :func:`~play2prompt.evidence.option_words.operation_phrase`),
 never by its number.
 """
 
