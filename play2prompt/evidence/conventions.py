@@ -314,15 +314,19 @@ ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "
 
 def counted_from_one(query: str, name: str, value: object, rules: str) -> int | None:
     """The index a request means where it says position ``value`` of ``name`` as people
-    count, from 1 ("page 2", "the second page", "March" for month=3), while ``rules`` (the
-    parameter's rule sentences) say the tool counts from 0: ``value - 1``; None otherwise."""
+    count, from 1 ("page 2", "the second page", "March" or "month 3" for month=3), while
+    ``rules`` (the parameter's rule sentences) say the tool counts from 0: ``value - 1``; None
+    otherwise. A month said by number is said as people count too: play's "utc timestamp year
+    2024 month 10" with month=10 is November to the tool and October to a reader (run s72i:
+    two such examples voted utc_timestamp's facts doc down to a tie)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1 or not re.search(
             r"counts from 0\b", rules):
         return None
     if "January" in rules:
         months = words(FORMS)["months"]
         named = [m for m in months if re.search(rf"\b{m}\b", query, re.I)]
-        return value - 1 if named == [months[value - 1]] else None
+        if named:
+            return value - 1 if named == [months[value - 1]] else None
     noun = re.escape(name.replace("_", " "))
     ordinal = ORDINALS[value - 1] if value <= len(ORDINALS) else f"{value}(?:st|nd|rd|th)"
     said = rf"\b{noun}\s+(?:number\s+|no\.?\s*|#\s?)?{value}\b|\b(?:{ordinal}|{value}" \

@@ -285,11 +285,12 @@ class RequestWriter:
                       sources: Sequence[str], previous: str) -> Request | None:
         """A request that says a value on the scale the facts give ("5 %" where the tool
         takes a percentage and the call has 0.05) is an example of the rescaled call (5), when
-        that call works and the request passes every gate for it: code's conversion, no
-        re-reading."""
-        call = self.evidence.request_gates.rescaled(query, inv, book)
-        if call is None or self.evidence.request_gates.problems(
-                query, self.tool, sources, allowed=previous, inv=call, book=book):
+        that call works and the request passes every other gate for the call as drafted (its
+        numbers written as that call has them: "page 1" for page=1 is page=0 where the tool
+        counts from 0, and 0 is nowhere in the request): code's conversion, no re-reading."""
+        gates = self.evidence.request_gates
+        call = gates.rescaled(query, inv, book)
+        if call is None or gates.problems(query, self.tool, sources, allowed=previous, inv=inv):
             return None
         obs = await working(self.engine, call)
         if obs is None:

@@ -230,6 +230,10 @@ def test_a_request_that_counts_from_one_is_read_as_the_index_below():
     assert counted_from_one("page 2", "page", 2, index_sentence("page", 1)) is None
     assert counted_from_one("1 March 2024", "month", 3, month) == 2
     assert counted_from_one("1 March 2024", "month", 2, month) is None
+    # a month said by its number is said as people count, from 1 (October is month 10)
+    assert counted_from_one("timestamp year 2024 month 10 day 15", "month", 10, month) == 9
+    assert counted_from_one("the 3rd month of 2024", "month", 3, month) == 2
+    assert counted_from_one("timestamp year 2024 month 10", "month", 9, month) is None
     book = FactBook(TOOLSET["items0"], [Fact("page", "rule", page)])
     assert scale_conflicts("page 2 please", Invocation("items0", {"page": 2}), book) == [
         "it counts page from 1 where the tool counts from 0 (page 1 is what it means)"]

@@ -274,3 +274,38 @@ def test_a_rewrite_is_scored_and_shipped_cleaned(tool, make_engine):
     out, _ = _search(tool, engine, examples)
     assert out.changed and out.doc.params["annual_rate"] == REWRITE["params"]["annual_rate"]
     assert not any("int()" in json.dumps(r.tools) for r in engine.task_model.requests)
+
+
+def test_a_fact_a_training_test_checks_stays_though_its_call_is_held_out(tool):
+    """Run s72i: percentile's default ("linear") was shown by a verified call run without
+    ``method``; that call was held out (three examples shared it), its fact left the training
+    facts, and the training test of the default checked a fact no candidate doc held. Facts
+    of held-out calls still leave, but not the one a training fact test checks."""
+    from dataclasses import replace
+
+    from play2prompt.config import preset
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.method.example import Example
+    from play2prompt.pipeline import split
+
+    def example(years, fact=""):
+        inv = Invocation(tool.name, {"principal": 1000, "annual_rate": 5, "years": years})
+        return Example(tool.name, f"loan over {years} years", inv,
+                       Observation(True, 1.0), "", 2.5, 0.0, 2.5, fact=fact)
+
+    config = preset("quick")
+    seed = (config.seed, tool.name, "split")
+    text = "Optional; defaults to 5 (a call without it gave the same result as years=5)."
+    examples = [*(example(y) for y in range(1, 7)), example(9, fact=f"years: {text}")]
+    train, hold = split_examples(examples, config.holdout, seed)
+    if not any(ex.fact for ex in train):        # the fact test on the training side
+        examples[-1] = example(10, fact=f"years: {text}")
+        train, hold = split_examples(examples, config.holdout, seed)
+    assert any(ex.fact for ex in train) and hold
+    held = hold[0].invocation.key()
+    default = Fact("years", "rule", text, ("default", "5"), "", held)
+    other = Fact("principal", "rule", "principal must be positive.", (), "", held)
+    book = FactBook(tool, [default, other])
+    untested = [replace(ex, fact="") for ex in examples]
+    assert split(tool, config, book, untested).book.all_facts() == []
+    assert split(tool, config, book, examples).book.all_facts() == [default]

@@ -371,6 +371,43 @@ def test_a_value_said_in_another_unit_of_the_facts_family_is_rescaled():
     assert rescaled("Paint for 10 by 15 by 7 with 2 coats?", play, book) is None
 
 
+def test_a_page_said_as_people_count_is_an_example_of_the_index_below(store):
+    """Run s72i: m3 wrote "list orders page 1 per page 10" for page=1 of list_orders, which
+    counts pages from 0; the gates named the slip and the rescaled call (page=0) was refused
+    for not writing 0, so list_orders kept 2 examples of one call and no doc search ran. The
+    request passes every other gate for the call as drafted: it is an example of page=0."""
+    from pathlib import Path
+
+    from play2prompt.config import preset
+    from play2prompt.engine import build_engine
+    from play2prompt.evidence.conventions import index_sentence
+    from play2prompt.evidence.facts import Fact
+    from play2prompt.tools.executors._base import ExecContext
+    from play2prompt.tools.loading import load_tools
+
+    silent = Path(__file__).resolve().parents[2] / "examples" / "silent"
+    orders = next(t for t in load_tools(silent / "tools.json") if t.name == "list_orders")
+    book = FactBook(orders, [Fact("page", "rule", index_sentence("page", 0))])
+    drafted = Invocation("list_orders", {"page": 1, "per_page": 10})
+    ctx = ExecContext(base_dir=silent, default_timeout=30.0)
+    try:
+        gen = FakeLM(rules=[(M3, {"query": "Show my orders, page 1, 10 per page"}),
+                            (REREAD, {})]).with_log(store)
+        engine = build_engine([orders], store, preset("quick", evidence=READING),
+                              generator=gen, task_model=gen, exec_ctx=ctx)
+        writer = RequestWriter(orders, engine)
+        obs = asyncio.run(engine.runtime.run(drafted))
+        req = asyncio.run(writer.write(drafted, obs, "k", book))
+        # a request with another slip (it names the tool) is not converted
+        other = asyncio.run(writer.rescale("list_orders page 1 per_page 10", drafted, book,
+                                           (), ""))
+    finally:
+        ctx.close()
+    assert req.call == Invocation("list_orders", {"page": 0, "per_page": 10})
+    assert req.problems == () and req.observation.ok and "converted by code" in req.rederived
+    assert other is None
+
+
 def test_verified_examples_the_completed_facts_rescale_are_relabelled_or_dropped(
         loan, make_engine):
     from play2prompt.evidence.facts import Fact
