@@ -30,7 +30,9 @@ Where the text lists the accepted values, the refusal says nothing more and is t
 :func:`problems` finds them; :func:`cleaned` takes them out, a leftover held in parentheses
 with them only ("(years=20 with 3 items failed (list index out of range))" keeps "years=20
 with 3 items failed"). The facts doc and every doc the search scores are cleaned, D0's own
-sentences kept; ``p2p lint`` reports the first four as P2P108. The words are data:
+sentences kept; ``p2p lint`` reports the first four as P2P108. A doc's shape (a parameter
+listing in the description, a type alone, a stray script: :mod:`~play2prompt.evidence.
+doc_shape`) is reported too, not taken out: a rewrite with one is drawn again. The words are data:
 ``data/doc_words.json`` and ``data/error_words.json``.
 """
 
@@ -42,6 +44,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from play2prompt.evidence.doc_shape import shape_problems
 from play2prompt.evidence.error_text import pattern, words
 from play2prompt.numeric import parse_number
 
@@ -219,7 +222,7 @@ def problems(doc: Any, tool: Any = None) -> list[Problem]:
         if not (_says("accepted_statements", clean) or _stated_in_schema(tool, field)):
             out += [Problem(REFUSAL, field, s) for s in clean if _refusal(s)
                     and not refused_text(s, field in strings)]
-    return out
+    return out + [Problem(*p) for p in shape_problems(doc.description or "", dict(doc.params))]
 
 
 _QUOTED_REFUSAL = re.compile(

@@ -130,7 +130,8 @@ def steering_rule(t: Target, _: Any = None) -> list[Finding]:
 
 def leftovers_rule(t: Target, _: Any = None) -> list[Finding]:
     """Text no reader can use (:mod:`play2prompt.evidence.hygiene`): a regular expression's
-    fragment, Python's own message, the method's probe value, a sentence said twice."""
+    fragment, Python's own message, the method's probe value, a sentence said twice, a doc's
+    shape (:mod:`play2prompt.evidence.doc_shape`)."""
     params = {str(n): str((s or {}).get("description") or "")
               for n, s in _props(t.tool).items() if isinstance(s, Mapping)}
     doc = ToolDoc(t.tool.description or "", params)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.completion import is_placeholder
+from play2prompt.evidence.doc_shape import shape_problems
 from play2prompt.evidence.facts import FactBook, facts_doc
 from play2prompt.evidence.hygiene import cleaned
 from play2prompt.evidence.registry import evidence_for
@@ -55,7 +56,8 @@ _MARKUP = re.compile(r"\{\{|\}\}|\[tool\]|<\w+>|```")
 
 
 def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
-    """What makes a rewritten doc unusable, checked by code (a weak generator degenerates)."""
+    """What makes a rewritten doc unusable, checked by code (a weak generator degenerates;
+    its shape: :mod:`~play2prompt.evidence.doc_shape`)."""
     problems = []
     texts = [("description", doc.description)] + [(f"parameter {n}", t)
                                                    for n, t in doc.params.items()]
@@ -67,6 +69,8 @@ def doc_problems(doc: ToolDoc, tool_name: str) -> list[str]:
             problems.append(f"{label}: contains code or template markup")
         elif len(clean) > 60 and len(zlib.compress(clean.encode())) / len(clean) < 0.35:
             problems.append(f"{label}: repetitive text")
+    problems += [f"{'parameter ' + field if field else 'description'}: {kind} ({text})"
+                 for kind, field, text in shape_problems(doc.description, dict(doc.params))]
     return problems
 
 

@@ -161,6 +161,29 @@ def test_switches_the_request_contradicts_are_found():
     assert flag_conflicts("7 days from 2023-10-05, not counting business days", on)
 
 
+def test_an_optional_free_text_the_request_does_not_say_is_a_problem():
+    """Run s72j shipped a create_charge demo whose request said "I forgot the description"
+    while its call set description='Example charge'; the 1.5B set a description unasked in 6
+    of 8 requests."""
+    from play2prompt.evidence.gates import unsaid_texts
+    from play2prompt.tools.model import Tool
+
+    charge = Tool("create_charge", "", {"type": "object", "properties": {
+        "amount": {"type": "integer"}, "currency": {"type": "string"},
+        "description": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["amount", "currency"]})
+    call = Invocation("create_charge", {"amount": 10000, "currency": "usd",
+                                        "description": "Example charge"})
+    forgot = "Charge 100 dollars in usd, I forgot the description."
+    assert unsaid_texts(forgot, call, charge) == ["description"]
+    assert any("description" in p for p in request_problems(forgot, charge, inv=call))
+    assert unsaid_texts("Charge 100 usd and label it  example CHARGE", call, charge) == []
+    # a required text, or one word (a code said by its name), is not asked to be written
+    coded = Invocation("create_charge", {"amount": 100, "currency": "US dollars",
+                                         "note": "vip"})
+    assert unsaid_texts("Charge one dollar to the VIP customer", coded, charge) == []
+
+
 def test_a_draft_that_reads_to_another_call_is_redrawn(example_tools, make_engine):
     fx = next(t for t in example_tools if t.name == "convert_currency")
     args = {"amount": 150, "from_currency": "EUR", "to_currency": "USD"}
