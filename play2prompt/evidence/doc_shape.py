@@ -39,8 +39,10 @@ def listed_params(text: str) -> list[str]:
 
 
 def type_only(text: str) -> bool:
-    """``text`` says only a type and whether it is required ("integer, required")."""
-    return bool(text.strip()) and bool(_TYPE_ONLY.match(text.strip()))
+    """``text`` says only a type and whether it is required ("integer, required"; a bare
+    "Required." names no type and is left to the other checks)."""
+    clean = text.strip()
+    return bool(_TYPE_ONLY.match(clean)) and bool(re.search(rf"\b(?:{_TYPES})\b", clean, re.I))
 
 
 def stray_script(text: str) -> str | None:

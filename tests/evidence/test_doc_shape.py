@@ -36,7 +36,7 @@ def test_a_description_that_lists_parameters_with_types_is_a_listing():
 def test_a_type_alone_says_nothing_the_schema_does_not():
     for text in ("integer, required", "Integer.", "string, optional", "an integer"):
         assert type_only(text), text
-    for text in ("integer, optional, defaults to 0", "the day of the month", ""):
+    for text in ("integer, optional, defaults to 0", "the day of the month", "", "Required."):
         assert not type_only(text), text
 
 
