@@ -263,11 +263,19 @@ def month_shown(obs: Observation) -> int | None:
 
 
 def index_sentence(param: str, base: int) -> str:
+    """What the base says; from 0, with the step a reader takes from the count people use
+    (run s72k: "0 is January, 11 is December" alone left the 1.5B writing month=3 for March in
+    every request of utc_timestamp, with the facts doc as with the original)."""
+    noun = param.replace("_", " ")
     if named(param, "month_params"):
         last = 11 if base == 0 else 12
-        return f"`{param}` counts from {base}: {base} is January, {last} is December."
-    noun = param.replace("_", " ")
-    return f"`{param}` counts from {base}: {base} is the first {noun}, {base + 1} the second."
+        said = f"`{param}` counts from {base}: {base} is January, {last} is December"
+        return said + ("; subtract 1 from a month's usual number (March, month 3, is 2)."
+                       if base == 0 else ".")
+    said = f"`{param}` counts from {base}: {base} is the first {noun}, {base + 1} the second"
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return said + (f"; subtract 1 from {article} {noun} number counted from 1 ({noun} 3 is 2)."
+                   if base == 0 else ".")
 
 
 def index_base(param: str, optional: bool, obs0: Observation, obs1: Observation,

@@ -223,6 +223,9 @@ def test_a_request_that_counts_from_one_is_read_as_the_index_below():
     from play2prompt.evidence.gates import scale_conflicts
 
     page, month = index_sentence("page", 0), index_sentence("month", 0)
+    # from 0, the sentence says the step from the count people use (from 1, there is none)
+    assert month.endswith("subtract 1 from a month's usual number (March, month 3, is 2).")
+    assert "(page 3 is 2)" in page and "subtract" not in index_sentence("page", 1)
     for said in ("show page 2 of my orders", "the second page", "the 2nd page",
                  "orders on page number 2"):
         assert counted_from_one(said, "page", 2, page) == 1, said
