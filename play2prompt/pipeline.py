@@ -227,9 +227,10 @@ def split(tool: Tool, config: OptimizeConfig, book: FactBook,
     fact no candidate doc could hold."""
     ranked = sorted(examples, key=lambda ex: -ex.reward)
     train, hold = split_examples(ranked, config.holdout, (config.seed, tool.name, "split"))
+    tests = [ex for ex in train if ex.fact]
+    tested = [f for f in book.all_facts() if any(t.tests_fact(f.param, f.text) for t in tests)]
     return Verified(tuple(ranked), tuple(train), tuple(hold),
-                    book.without((ex.invocation.key() for ex in hold),
-                                 tested=(ex.fact for ex in train if ex.fact)))
+                    book.without((ex.invocation.key() for ex in hold), keep=tested))
 
 
 def log_split(engine: Engine, tool: Tool, verified: Verified) -> None:

@@ -27,6 +27,7 @@ _TYPES = r"integer|int|string|str|number|float|boolean|bool|array|list|object|di
 _LISTED = re.compile(
     rf"^\s*(?:[-*\u2022]\s*|\d+[.)]\s*)?`?([A-Za-z_]\w*)`?\s*\((?:{_TYPES})\b", re.I | re.M)
 _TYPE_ONLY = re.compile(rf"^(?:(?:{_TYPES}|required|optional|an?)[\s,;:.]*)+$", re.I)
+_TYPE_WORD = re.compile(rf"\b(?:{_TYPES})\b", re.I)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 _LATIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
 MIN_LISTED = 2           # parameters listed with a type before a description is a listing
@@ -42,7 +43,7 @@ def type_only(text: str) -> bool:
     """``text`` says only a type and whether it is required ("integer, required"; a bare
     "Required." names no type and is left to the other checks)."""
     clean = text.strip()
-    return bool(_TYPE_ONLY.match(clean)) and bool(re.search(rf"\b(?:{_TYPES})\b", clean, re.I))
+    return bool(_TYPE_ONLY.match(clean)) and bool(_TYPE_WORD.search(clean))
 
 
 def stray_script(text: str) -> str | None:

@@ -354,12 +354,11 @@ class FactBook:
         return with_discovered(parameters if parameters is not None else self.tool.parameters,
                                self.discovered_parameters(), self.absent_parameters())
 
-    def without(self, calls: Iterable[str], tested: Iterable[str] = ()) -> FactBook:
-        """The facts not shown by ``calls`` (invocation keys), e.g. held-out examples, but
-        those a fact test in ``tested`` checks (its ``fact``, "param: rule sentences")."""
-        drop, tests = set(calls), list(tested)
-        return FactBook(self.tool, [f for f in self.all_facts() if f.call not in drop or any(
-            t.startswith(f"{f.param}: ") and f.text[:120] in t for t in tests)])
+    def without(self, calls: Iterable[str], keep: Iterable[Fact] = ()) -> FactBook:
+        """The facts not shown by ``calls`` (invocation keys, e.g. held-out examples), but
+        those in ``keep``."""
+        drop, kept = set(calls), set(keep)
+        return FactBook(self.tool, [f for f in self.all_facts() if f.call not in drop or f in kept])
 
     def to_list(self) -> list[dict[str, Any]]:
         return [f.to_dict() for f in self.facts]

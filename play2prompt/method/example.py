@@ -32,6 +32,11 @@ class Example:
     rederived: str = ""               # the call re-read from the request
     fact: str = ""                    # the fact it tests (Step 1b), "param: what the tool takes"
 
+    def tests_fact(self, param: str, text: str) -> bool:
+        """Whether this fact test checks the fact ``text`` about ``param`` (its ``fact`` is
+        "param: rule sentences", cut at 300 characters)."""
+        return self.fact.startswith(f"{param}: ") and text[:120] in self.fact
+
     @property
     def verified(self) -> bool:
         """Executed successfully, and the request passed every gate: it reads like a user's
