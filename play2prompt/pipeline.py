@@ -19,8 +19,9 @@ from typing import Any
 
 from play2prompt.config import OptimizeConfig
 from play2prompt.engine import Engine
+from play2prompt.evidence.fact_sources import fact_sources
 from play2prompt.evidence.fact_tests import fact_test_stats, fact_tests_for
-from play2prompt.evidence.facts import Fact, FactBook, fact_sources
+from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.registry import FACT_READER, evidence_for
 from play2prompt.method.budget import demo_calls, doc_calls, expected_calls, fact_test_count
 from play2prompt.method.demos import select_demos, write_answers

@@ -61,7 +61,7 @@ class Fact:
     values: tuple[str, ...] = ()
     evidence: str = ""           # the call and what the tool said (bounded)
     call: str = ""               # the key of the call that showed it
-    source: str = ""             # error | probe | output (:func:`source_of`); "" unknown
+    source: str = ""             # error | probe | output (fact_sources.source_of); "" unknown
 
     def to_dict(self) -> dict[str, Any]:
         out = {"param": self.param, "kind": self.kind, "text": self.text,
@@ -74,27 +74,6 @@ class Fact:
                    tuple(str(v) for v in data.get("values") or ()),
                    str(data.get("evidence", "")), str(data.get("call", "")),
                    str(data.get("source", "")))
-
-
-_PROBED = frozenset({"range", "default", "sign", "unasked", "parts", "max", "length", ACTS_ON})
-SOURCES = ("error", "probe", "output")
-
-
-def source_of(fact: Fact) -> str | None:
-    """Where ``fact`` came from: an error of play's calls, a probe's call (a refusal, a range,
-    a default), or outputs compared by code; None for what is no fact about a convention
-    (an example value, the output's shape, a description)."""
-    if fact.kind in ("example", "output", "describes") or fact.values[:1] == ("converts",):
-        return None
-    if fact.source:
-        return fact.source
-    return "probe" if fact.values[:1] and fact.values[0] in _PROBED else "error"
-
-
-def fact_sources(book: FactBook) -> dict[str, int]:
-    """How many of ``book``'s facts each source gave."""
-    found = [source_of(f) for f in book.facts]
-    return {s: found.count(s) for s in SOURCES}
 
 
 def _probed_number(fact: Fact) -> bool:

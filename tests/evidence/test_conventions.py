@@ -16,7 +16,8 @@ from play2prompt.evidence.conventions import (
     restated,
 )
 from play2prompt.evidence.everyday import everyday_forms, number_form
-from play2prompt.evidence.facts import Fact, FactBook, fact_sources, source_of
+from play2prompt.evidence.fact_sources import fact_sources, source_of
+from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.tools.model import Invocation, Observation, Tool
 from tests.evidence.support import ran_once
 
