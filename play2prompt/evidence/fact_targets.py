@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
 from play2prompt.evidence.everyday import Form, everyday_forms
@@ -16,9 +16,14 @@ from play2prompt.evidence.facts import FactBook
 from play2prompt.method.example_search import Example
 from play2prompt.method.requests import says_as_given
 from play2prompt.method.rewards import counts_per_year, value_in_text, whole_word
+from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Tool
 
+if TYPE_CHECKING:  # the runtime is passed in
+    from play2prompt.tools.runtime import ToolRuntime
+
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+MAX_SPARES = 2    # other examples of a parameter tried where a form does not separate its value
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class FactTarget:
     #                                  value's everyday forms it says (they take turns)
     about: str = ""                  # the parameter's name and description (what kind of
     #                                  code it takes: "destination country")
+    spares: tuple[Example, ...] = ()  # the parameter's other queued examples, tried in turn
+    #                                  where the form would not separate this one's value
 
     def code_form(self, value: Any) -> Form | None:
         """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
@@ -70,8 +77,27 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     for i in range(depth):
         for p, queue in queues.items():
             if i < len(queue) and len(out) < budget:
-                out.append(FactTarget(queue[i], p, rules[p], nth=i, about=about[p]))
+                spares = tuple(queue[i + 1:i + 1 + MAX_SPARES])
+                out.append(FactTarget(queue[i], p, rules[p], nth=i, about=about[p],
+                                      spares=spares))
     return out
+
+
+def literal_value(form: Form, value: Any) -> Any:
+    """The value a reader who ignores the fact writes for ``form``'s text: its numbers as
+    said ("latitude 48.86, longitude 2.35" -> ``[48.86, 2.35]`` for ``[2.35, 48.86]``; "page
+    3" -> 3 for 2; "12.5 dollars" -> 12.5 for 1250); None where the numbers do not stand for
+    the value (a month's name, a unit word, a phrase)."""
+    def like(number: float, as_: Any) -> Any:
+        return int(number) if isinstance(as_, int) and float(number).is_integer() else number
+
+    numbers = form.numbers
+    if isinstance(value, list) and numbers and len(numbers) == len(value) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return [like(n, v) for n, v in zip(numbers, value)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and len(numbers) == 1:
+        return like(numbers[0], value)
+    return None
 
 
 def says_a_number(value: Any, query: str, others: Invocation) -> bool:
@@ -114,3 +140,20 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
 
 
 __all__ = ["FactTarget", "everyday_phrase", "form_problems", "plan_targets", "says_a_number"]
+
+
+async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> bool:
+    """A reader who ignores the fact fails the test: the form's literal reading
+    (:func:`literal_value`) is refused or answers otherwise than the call, executed. Where the
+    form's numbers do not stand for the value, or are the value itself, it is not checked. On
+    examples/silent (run s72m) the test of "`destination` is [longitude, latitude]" was written
+    from a call whose origin was [0, 0], where the two orders give one distance: the original
+    doc passed it, and the tool kept its doc with a test that tested nothing."""
+    inv = target.example.invocation
+    value = inv.arguments[target.param]
+    literal = literal_value(form, value)
+    if literal is None or literal == value:
+        return True
+    outcome = await check_calls([inv.with_args({target.param: literal})], [inv], runtime,
+                                expected_outputs=[target.example.observation.output])
+    return not outcome.correct

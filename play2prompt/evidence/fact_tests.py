@@ -45,6 +45,7 @@ from play2prompt.evidence.fact_targets import (
     everyday_phrase,
     form_problems,
     plan_targets,
+    separates,
 )
 from play2prompt.evidence.facts import Fact, FactBook, known_doc
 from play2prompt.evidence.names import FACT_TESTS, OPTION_EFFECTS, UNASKED_TESTS, active
@@ -117,6 +118,11 @@ class FactTestWriter:
             if (found := await self.retarget(target, form.value)) is None:
                 return None
             target = found
+        if form is not None and not await separates(self.engine.runtime, target, form):
+            if not target.spares:
+                return None
+            spare = replace(target, example=target.spares[0], spares=target.spares[1:])
+            return await self.write(spare, book, seed_key)
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = without(inv, param)

@@ -1,0 +1,117 @@
+"""The targets of Step 1b's fact tests: a code-made form tests its fact only where reading it
+literally gives another answer (or a refusal), else the parameter's next example is tried."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+
+import pytest
+
+from play2prompt.config import preset
+from play2prompt.engine import build_engine
+from play2prompt.evidence.coordinates import order_sentence
+from play2prompt.evidence.everyday import everyday_forms
+from play2prompt.evidence.fact_targets import (
+    FactTarget,
+    literal_value,
+    plan_targets,
+    separates,
+)
+from play2prompt.evidence.fact_tests import write_fact_tests
+from play2prompt.evidence.facts import Fact, FactBook
+from play2prompt.evidence.form import Form
+from play2prompt.lm.fake import FakeLM, tool_call
+from play2prompt.method.example_search import Example, ExampleSpace
+from play2prompt.tools.executors._base import ExecContext
+from play2prompt.tools.model import Invocation, Tool
+
+SOURCE = '''
+import math
+
+def distance(origin: list, destination: list) -> float:
+    """Great-circle distance in km between two [longitude, latitude] points."""
+    (lon1, lat1), (lon2, lat2) = origin, destination
+    if abs(lat1) > 90 or abs(lat2) > 90:
+        raise ValueError("invalid position")
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return round(12742 * math.asin(math.sqrt(a)), 3)
+'''
+POINT = {"type": "array", "items": {"type": "number"}}
+TOOL = Tool.from_dict({
+    "type": "function",
+    "function": {"name": "distance", "description": "Distance between two points.",
+                 "parameters": {"type": "object",
+                                "properties": {"origin": POINT, "destination": POINT},
+                                "required": ["origin", "destination"]}},
+    "executor": {"python": "tools.py:distance"}})
+RULE = order_sentence("destination", "lon-lat")
+PARIS = [2.3522, 48.8566]
+M3 = "Values the message must contain"
+
+
+@pytest.fixture
+def engine(tmp_path, store):
+    (tmp_path / "tools.py").write_text(textwrap.dedent(SOURCE))
+    ctx = ExecContext(base_dir=tmp_path, default_timeout=30.0)
+    said = "to latitude 48.8566, longitude 2.3522?"
+    gen = FakeLM(rules=[("-74.006", {"query": f"How far is it from -74.006, 40.7128 {said}"}),
+                        (M3, {"query": f"How far is it from 0, 0 {said}"})])
+    task = FakeLM(rules=[  # the task model with the original doc reads the point as said
+        ("from 0, 0", tool_call("distance", {"origin": [0, 0],
+                                             "destination": [48.8566, 2.3522]})),
+        ("from -74.006", tool_call("distance", {"origin": [-74.006, 40.7128],
+                                                "destination": [48.8566, 2.3522]}))])
+    built = build_engine([TOOL], store, preset("quick", lam=1.0, fact_tests=1),
+                         generator=gen.with_log(store), task_model=task.with_log(store),
+                         exec_ctx=ctx)
+    yield built
+    ctx.close()
+
+
+def _example(engine, origin: list[float]) -> Example:
+    inv = Invocation("distance", {"origin": origin, "destination": PARIS})
+    obs = asyncio.run(engine.runtime.run(inv))
+    assert obs.ok, obs.error
+    return Example("distance", f"distance from {origin} to Paris", inv, obs, "", 3.0, 0.0, 3.0,
+                   solved=True)
+
+
+def test_a_forms_literal_reading_is_its_numbers_as_said():
+    (form,) = everyday_forms(PARIS, RULE, "", "destination")
+    assert form.text == "latitude 48.8566, longitude 2.3522"
+    assert literal_value(form, PARIS) == [48.8566, 2.3522]
+    assert literal_value(Form("position", "page 3", (3,)), 2) == 3      # an int stays an int
+    assert literal_value(Form("unit", "12.5 dollars", (12.5,)), 1250) == 12.5
+    assert literal_value(Form("month", "March", ()), 2) is None        # a name: not checked
+    assert literal_value(Form("position", "x", (1.0,)), [1, 2]) is None
+
+
+def test_a_point_beside_the_origin_0_0_tests_no_order(engine):
+    # from [0, 0] both orders of a point lie at one distance: the literal reading answers
+    # as the call does, and a reader who ignores the fact passes the test
+    (form,) = everyday_forms(PARIS, RULE, "", "destination")
+    at_zero = FactTarget(_example(engine, [0, 0]), "destination", RULE)
+    at_nyc = FactTarget(_example(engine, [-74.006, 40.7128]), "destination", RULE)
+    assert not asyncio.run(separates(engine.runtime, at_zero, form))
+    assert asyncio.run(separates(engine.runtime, at_nyc, form))
+
+
+def test_a_target_that_does_not_separate_goes_to_the_parameters_next_example(engine):
+    book = FactBook(TOOL)
+    book.add(Fact("destination", "rule", RULE, ("convention", "position", "lon-lat")))
+    first, second = _example(engine, [0, 0]), _example(engine, [-74.006, 40.7128])
+    (target, *_), = [plan_targets(TOOL, [first, second], book, 1)]
+    assert target.example is first and target.spares == (second,)
+
+    space = ExampleSpace(TOOL, engine, book)
+    tests = asyncio.run(write_fact_tests(TOOL, engine, space, [first, second]))
+    tested = [t for t in tests if t.fact.startswith("destination:")]
+    assert [t.invocation.arguments["origin"] for t in tested] == [[-74.006, 40.7128]]
+    assert (tested[0].solved, tested[0].r_e) == (False, 1.0)    # the original doc fails it
+    # with no spare left, a target that separates nothing is written as no test at all
+    alone = asyncio.run(write_fact_tests(TOOL, engine, ExampleSpace(TOOL, engine, book),
+                                         [first]))
+    assert not [t for t in alone if t.fact.startswith("destination:")]
