@@ -76,8 +76,25 @@ def position_form(value: Any, rule: str) -> Form | None:
     named = dict(zip(order, value))
     later, first = order                     # said the other way round
     text = f"{first} {named[first]:g}, {later} {named[later]:g}"
-    mark = rf"{re.escape(f'{named[first]:g}')}\D.*{re.escape(f'{named[later]:g}')}"
+    a, b = named[first], named[later]
+    mark = f"(?:{_named(first, a)}.*{_named(later, b)}|{_bare(a)}[^\\dA-Za-z]{{1,4}}{_bare(b)})"
     return Form("position", text, (float(named[first]), float(named[later])), mark)
+
+
+def _named(axis: str, number: float) -> str:
+    """A number said as the ``axis`` coordinate: after its name ("latitude 48.86", "lng:
+    2.35") or before its hemisphere ("48.86° N"). A point's two numbers are said either so or
+    side by side ("48.86, 2.35"): the first number anywhere before the second passed
+    "40.7128° N, -74.006° W and my destination at 40.7128° N" for latitude -74.006 (run s72n),
+    a test the original doc passed by reading it the tool's way."""
+    word, side = (("latitude|lat", "NS") if axis == "latitude"
+                  else ("longitude|long|lng|lon", "EW"))
+    num = _bare(number)
+    return rf"(?:\b(?:{word})\b[^\d+-]{{0,12}}{num}|{num}\s*°?\s*[{side}]\b)"
+
+
+def _bare(number: float) -> str:
+    return r"(?<![\d.])" + re.escape(f"{number:g}") + r"(?![\d.])"
 
 
 def level_form(value: Any, rule: str, name: str) -> Form | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
@@ -19,11 +19,12 @@ from play2prompt.method.rewards import counts_per_year, value_in_text, whole_wor
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Tool
 
-if TYPE_CHECKING:  # the runtime is passed in
+if TYPE_CHECKING:  # the runtime and play's results are passed in
+    from play2prompt.method.play import PlayResult
     from play2prompt.tools.runtime import ToolRuntime
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-MAX_SPARES = 2    # other examples of a parameter tried where a form does not separate its value
+MAX_SPARES = 4    # other calls of a parameter tried where a form does not separate its value
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class FactTarget:
     #                                  value's everyday forms it says (they take turns)
     about: str = ""                  # the parameter's name and description (what kind of
     #                                  code it takes: "destination country")
-    spares: tuple[Example, ...] = ()  # the parameter's other queued examples, tried in turn
-    #                                  where the form would not separate this one's value
+    spares: tuple[Example, ...] = ()  # the parameter's other queued examples, then play's
+    #                                  worked calls, tried in turn where the form would not
+    #                                  separate this one's value
 
     def code_form(self, value: Any) -> Form | None:
         """The target's own form, else the ``nth`` code makes for ``value`` (a share is said
@@ -77,10 +79,26 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     for i in range(depth):
         for p, queue in queues.items():
             if i < len(queue) and len(out) < budget:
-                spares = tuple(queue[i + 1:i + 1 + MAX_SPARES])
+                spares = tuple(queue[i + 1:i + 3])
                 out.append(FactTarget(queue[i], p, rules[p], nth=i, about=about[p],
                                       spares=spares))
     return out
+
+
+def with_played(target: FactTarget, plays: Sequence[PlayResult]) -> FactTarget:
+    """``target`` with the calls that worked in ``plays`` that set its parameter as its last spares
+    (up to :data:`MAX_SPARES` in all; a code form's request is written anew from the call
+    alone): the kept examples may all be calls on which the fact shows nothing (run s72m:
+    distance's two kept examples went from [0, 0] and from a point to itself)."""
+    seen = {target.example.invocation.key(), *(s.invocation.key() for s in target.spares)}
+    extra = []
+    worked = [(a.invocation, a.observation) for p in plays for a in p.attempts
+              if a.verdict == 0 and a.invocation is not None]
+    for inv, obs in worked:
+        if obs.ok and target.param in inv.arguments and inv.key() not in seen:
+            seen.add(inv.key())
+            extra.append(Example(inv.name, "", inv, obs, "", 0.0, 0.0, 0.0))
+    return replace(target, spares=(*target.spares, *extra)[:MAX_SPARES])
 
 
 def literal_value(form: Form, value: Any) -> Any:

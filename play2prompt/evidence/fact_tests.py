@@ -46,6 +46,7 @@ from play2prompt.evidence.fact_targets import (
     form_problems,
     plan_targets,
     separates,
+    with_played,
 )
 from play2prompt.evidence.facts import Fact, FactBook, known_doc
 from play2prompt.evidence.names import FACT_TESTS, OPTION_EFFECTS, UNASKED_TESTS, active
@@ -63,11 +64,7 @@ from play2prompt.method.requests import (
     says_as_given,
     working,
 )
-from play2prompt.method.rewards import (
-    check_query,
-    quality_reward,
-    total_reward,
-)
+from play2prompt.method.rewards import check_query, quality_reward, total_reward
 from play2prompt.scoring.checker import check_calls
 from play2prompt.tools.model import Invocation, Observation, Tool
 
@@ -280,6 +277,7 @@ async def write_fact_tests(tool: Tool, engine: Engine, space: ExampleSpace,
         targets = plan_targets(tool, examples, book, budget)
     if not targets and not variants:
         return []
+    targets = [with_played(t, space.plays) for t in targets]
     writer = FactTestWriter(tool, engine, space)
     first, later = split_waves(targets)
     found = list(await asyncio.gather(

@@ -23,6 +23,7 @@ from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.form import Form
 from play2prompt.lm.fake import FakeLM, tool_call
 from play2prompt.method.example_search import Example, ExampleSpace
+from play2prompt.method.play import Attempt, PlayResult
 from play2prompt.tools.executors._base import ExecContext
 from play2prompt.tools.model import Invocation, Tool
 
@@ -58,12 +59,15 @@ def engine(tmp_path, store):
     ctx = ExecContext(base_dir=tmp_path, default_timeout=30.0)
     said = "to latitude 48.8566, longitude 2.3522?"
     gen = FakeLM(rules=[("-74.006", {"query": f"How far is it from -74.006, 40.7128 {said}"}),
+                        ("origin: 10, 20", {"query": f"How far is it from 10, 20 {said}"}),
                         (M3, {"query": f"How far is it from 0, 0 {said}"})])
     task = FakeLM(rules=[  # the task model with the original doc reads the point as said
         ("from 0, 0", tool_call("distance", {"origin": [0, 0],
                                              "destination": [48.8566, 2.3522]})),
         ("from -74.006", tool_call("distance", {"origin": [-74.006, 40.7128],
-                                                "destination": [48.8566, 2.3522]}))])
+                                                "destination": [48.8566, 2.3522]})),
+        ("from 10, 20", tool_call("distance", {"origin": [10, 20],
+                                               "destination": [48.8566, 2.3522]}))])
     built = build_engine([TOOL], store, preset("quick", lam=1.0, fact_tests=1),
                          generator=gen.with_log(store), task_model=task.with_log(store),
                          exec_ctx=ctx)
@@ -71,8 +75,8 @@ def engine(tmp_path, store):
     ctx.close()
 
 
-def _example(engine, origin: list[float]) -> Example:
-    inv = Invocation("distance", {"origin": origin, "destination": PARIS})
+def _example(engine, origin: list[float], destination: list[float] = PARIS) -> Example:
+    inv = Invocation("distance", {"origin": origin, "destination": destination})
     obs = asyncio.run(engine.runtime.run(inv))
     assert obs.ok, obs.error
     return Example("distance", f"distance from {origin} to Paris", inv, obs, "", 3.0, 0.0, 3.0,
@@ -115,3 +119,33 @@ def test_a_target_that_does_not_separate_goes_to_the_parameters_next_example(eng
     alone = asyncio.run(write_fact_tests(TOOL, engine, ExampleSpace(TOOL, engine, book),
                                          [first]))
     assert not [t for t in alone if t.fact.startswith("destination:")]
+
+
+def test_where_no_kept_example_separates_a_call_play_made_is_tried(engine):
+    # run s72m: distance's kept examples went from [0, 0]; play had made calls between two
+    # other points
+    book = FactBook(TOOL)
+    book.add(Fact("destination", "rule", RULE, ("convention", "position", "lon-lat")))
+    at_zero = _example(engine, [0, 0])
+    also_at_zero = _example(engine, [0, 0], [10, 50])
+    played = Invocation("distance", {"origin": [10, 20], "destination": PARIS})
+    obs = asyncio.run(engine.runtime.run(played))
+    space = ExampleSpace(TOOL, engine, book)
+    space._plays["p0"] = (0, PlayResult(played, obs, (Attempt(played, obs, 0, "worked"),)))
+    tests = asyncio.run(write_fact_tests(TOOL, engine, space, [at_zero, also_at_zero]))
+    (tested,) = [t for t in tests if t.fact.startswith("destination:")]
+    assert tested.invocation == played and tested.query.startswith("How far is it from 10, 20")
+    assert (tested.solved, tested.verified) == (False, True)
+
+
+def test_a_points_form_is_said_by_name_by_hemisphere_or_side_by_side():
+    (form,) = everyday_forms([40.7128, -74.006], RULE, "", "destination")
+    assert form.text == "latitude -74.006, longitude 40.7128"
+    for said in ("from latitude -74.006, longitude 40.7128", "to lat: -74.006 lng: 40.7128",
+                 "at (-74.006, 40.7128)", "-74.006° S, 40.7128° E"):
+        assert form.said_in(said), said
+    # run s72n: the two numbers in order, but across the request and named the other way
+    for said in ("from 40.7128° N, -74.006° W to 40.7128° N, -74.006° W",
+                 "starting at 40.7128, -74.006 and the destination at 40.7128, -74.006",
+                 "-74.006° W, 40.7128° N"):
+        assert not form.said_in(said), said
