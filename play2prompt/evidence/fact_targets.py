@@ -166,12 +166,15 @@ async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> boo
     form's numbers do not stand for the value, or are the value itself, it is not checked. On
     examples/silent (run s72m) the test of "`destination` is [longitude, latitude]" was written
     from a call whose origin was [0, 0], where the two orders give one distance: the original
-    doc passed it, and the tool kept its doc with a test that tested nothing."""
+    doc passed it, and the tool kept its doc with a test that tested nothing. Every argument
+    with the tested value is read so (a request says them alike: run s72o's "the starting and
+    ending locations specified by latitude -74.006 and longitude 40.7128", a point to itself)."""
     inv = target.example.invocation
     value = inv.arguments[target.param]
     literal = literal_value(form, value)
     if literal is None or literal == value:
         return True
-    outcome = await check_calls([inv.with_args({target.param: literal})], [inv], runtime,
+    same = {p: literal for p, v in inv.arguments.items() if v == value}   # said alike too
+    outcome = await check_calls([inv.with_args(same)], [inv], runtime,
                                 expected_outputs=[target.example.observation.output])
     return not outcome.correct

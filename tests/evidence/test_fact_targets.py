@@ -101,6 +101,9 @@ def test_a_point_beside_the_origin_0_0_tests_no_order(engine):
     at_nyc = FactTarget(_example(engine, [-74.006, 40.7128]), "destination", RULE)
     assert not asyncio.run(separates(engine.runtime, at_zero, form))
     assert asyncio.run(separates(engine.runtime, at_nyc, form))
+    # a point to itself: the request says both alike, and both read so give 0 again
+    to_itself = FactTarget(_example(engine, PARIS, PARIS), "destination", RULE)
+    assert not asyncio.run(separates(engine.runtime, to_itself, form))
 
 
 def test_a_target_that_does_not_separate_goes_to_the_parameters_next_example(engine):
