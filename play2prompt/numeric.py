@@ -26,6 +26,20 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def plain_number(value: Number) -> str:
+    """``value`` in digits as written, every digit kept and no exponent: "-122.4194", "2" for
+    2.0, "0.00001" (``:g`` keeps six significant digits: "-122.419")."""
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    text = repr(float(value))
+    return text if "e" not in text else f"{value:.{_decimals(text)}f}"
+
+
+def _decimals(text: str) -> int:
+    mantissa, exponent = text.split("e")
+    return max(0, len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent)
+
+
 def close(a: Number, b: Number, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
     """``math.isclose(a, b)``, also for integers too large for a float."""
     try:

@@ -93,3 +93,10 @@ def test_a_number_said_in_words_is_the_number():
     call = Invocation("add_days", {"date": "2023-04-15", "days": 7})
     assert missing_numbers("Add seven days to 2023-04-15", call) == []
     assert missing_numbers("Add a week to 2023-04-15", call) == ["7"]
+
+
+def test_plain_number_keeps_every_digit_without_an_exponent():
+    from play2prompt.numeric import plain_number
+    for value, text in ((-122.4194, "-122.4194"), (2.0, "2"), (7, "7"), (1e-05, "0.00001"),
+                        (1e16, "10000000000000000"), (123456789.123, "123456789.123")):
+        assert plain_number(value) == text and float(text) == value

@@ -17,7 +17,7 @@ from play2prompt.evidence.levels import level_form_parts
 from play2prompt.evidence.option_words import operation_phrase
 from play2prompt.evidence.spans import excluded_end, shifted
 from play2prompt.method.rewards import percent_pattern
-from play2prompt.numeric import is_number
+from play2prompt.numeric import is_number, plain_number
 
 DATA = "everyday_forms.json"
 
@@ -75,7 +75,7 @@ def position_form(value: Any, rule: str) -> Form | None:
         return None
     named = dict(zip(order, value))
     later, first = order                     # said the other way round
-    text = f"{first} {named[first]:g}, {later} {named[later]:g}"
+    text = f"{first} {plain_number(named[first])}, {later} {plain_number(named[later])}"
     a, b = named[first], named[later]
     mark = f"(?:{_named(first, a)}.*{_named(later, b)}|{_bare(a)}[^\\dA-Za-z]{{1,4}}{_bare(b)})"
     return Form("position", text, (float(named[first]), float(named[later])), mark)
@@ -94,7 +94,7 @@ def _named(axis: str, number: float) -> str:
 
 
 def _bare(number: float) -> str:
-    return r"(?<![\d.])" + re.escape(f"{number:g}") + r"(?![\d.])"
+    return r"(?<![\d.])" + re.escape(plain_number(number)) + r"(?![\d.])"
 
 
 def level_form(value: Any, rule: str, name: str) -> Form | None:

@@ -30,7 +30,7 @@ from play2prompt.method.rewards import (
     value_in_text,
     whole_word,
 )
-from play2prompt.numeric import is_number
+from play2prompt.numeric import is_number, plain_number
 from play2prompt.tools.model import Invocation, Tool
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def _said_in_other_unit(query: str, name: str, value: object, book: FactBook) ->
     scales = unit_scales()
     if unit not in scales:
         return None
-    shown = re.escape(f"{value:g}")
+    shown = re.escape(plain_number(value))
     symbols = word_lists(FORMS)["symbols"]
     for other in family(unit):
         said = unit_words(other)

@@ -152,3 +152,12 @@ def test_a_points_form_is_said_by_name_by_hemisphere_or_side_by_side():
                  "starting at 40.7128, -74.006 and the destination at 40.7128, -74.006",
                  "-74.006° W, 40.7128° N"):
         assert not form.said_in(said), said
+
+
+def test_a_points_form_keeps_every_digit_it_asks_for():
+    # run s72p: the text said "longitude -122.419" (six significant digits) where the gate
+    # asked for -122.4194; every draft that copied the text was refused
+    (form,) = everyday_forms([-122.4194, 37.7749], RULE, "", "destination")
+    assert form.text == "latitude 37.7749, longitude -122.4194"
+    assert form.said_in(f"How far is it to {form.text}?")
+    assert not form.said_in("How far is it to latitude 37.7749, longitude -122.419?")
