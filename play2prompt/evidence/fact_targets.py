@@ -157,7 +157,6 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
                 "")
 
 
-__all__ = ["FactTarget", "everyday_phrase", "form_problems", "plan_targets", "says_a_number"]
 
 
 async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> bool:
@@ -178,3 +177,53 @@ async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> boo
     outcome = await check_calls([inv.with_args(same)], [inv], runtime,
                                 expected_outputs=[target.example.observation.output])
     return not outcome.correct
+
+
+def _forms(target: FactTarget) -> int:
+    return len(everyday_forms(target.example.invocation.arguments.get(target.param),
+                              target.rule, target.about, target.param))
+
+
+Indexed = list[tuple[int, FactTarget]]
+
+
+def split_waves(targets: Sequence[FactTarget]) -> tuple[Indexed, Indexed]:
+    """The targets written at once, and those written after them, each with its place: a
+    parameter whose value has several everyday forms (a share: "86 %", "43 out of 50") says
+    each once first; its further targets wait for D0's verdicts (:func:`harder_forms`).
+    Everything else at once."""
+    first: Indexed = []
+    later: Indexed = []
+    for i, t in enumerate(targets):
+        n = 0 if t.form is not None else _forms(t)
+        (later if n > 1 and t.nth >= n else first).append((i, t))
+    return first, later
+
+
+def harder_forms(later: Sequence[FactTarget],
+                 tested: Sequence[tuple[FactTarget, Example | None]]) -> list[FactTarget]:
+    """``later`` targets, each set to say a form of its parameter that D0 failed in the first
+    wave (R_e = 1: the paper's difficult examples), in turn; a parameter whose forms D0 all
+    solved, or all failed, keeps the round-robin (one solved test is no verdict on a form)."""
+    failed: dict[str, set[int]] = {}
+    tried: dict[str, set[int]] = {}
+    for target, ex in tested:
+        if ex is None or target.form is not None or not target.rule:
+            continue
+        n = _forms(target) or 1
+        tried.setdefault(target.param, set()).add(target.nth % n)
+        if ex.r_e > 0:
+            failed.setdefault(target.param, set()).add(target.nth % n)
+    out, turn = [], dict.fromkeys(failed, 0)
+    for t in later:
+        hard = sorted(failed.get(t.param, ()))
+        if not hard or set(hard) == tried.get(t.param):
+            out.append(t)
+            continue
+        out.append(replace(t, nth=hard[turn[t.param] % len(hard)]))
+        turn[t.param] += 1
+    return out
+
+
+__all__ = ["FactTarget", "everyday_phrase", "form_problems", "harder_forms", "literal_value",
+           "plan_targets", "says_a_number", "separates", "split_waves", "with_played"]
