@@ -77,7 +77,8 @@ def position_form(value: Any, rule: str) -> Form | None:
     later, first = order                     # said the other way round
     text = f"{first} {plain_number(named[first])}, {later} {plain_number(named[later])}"
     a, b = named[first], named[later]
-    mark = f"(?:{_named(first, a)}.*{_named(later, b)}|{_bare(a)}[^\\dA-Za-z]{{1,4}}{_bare(b)})"
+    side = r"(?:[^\dA-Za-z]{1,4}|\s+and\s+)"          # "37.77, -122.42", "37.77 and -122.42"
+    mark = f"(?:{_named(first, a)}.*{_named(later, b)}|{_bare(a)}{side}{_bare(b)})"
     return Form("position", text, (float(named[first]), float(named[later])), mark)
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the runtime and play's results are passed in
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 MAX_SPARES = 4    # other calls of a parameter tried where a form does not separate its value
+ALIKE_KINDS = ("position",)   # a call's values of these kinds are said alike in a request
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,25 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
 
 
 
-async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> bool:
+def alike_forms(target: FactTarget, form: Form, book: FactBook) -> dict[str, Form]:
+    """The call's other values that code says in a form of ``form``'s kind under their own
+    facts, where that kind is one a request says alike (:data:`ALIKE_KINDS`): a request names
+    both points of a call or neither. Run s72q's drafts said "from -73.9922, 40.7128 to
+    latitude 37.7749, longitude -122.4194", one point named and the other in the tool's
+    order, as no person writes them."""
+    if form.kind not in ALIKE_KINDS:
+        return {}
+    out = {}
+    for p, v in target.example.invocation.arguments.items():
+        rule = " ".join(book.sentences(p, examples=False)) if p != target.param else ""
+        forms = everyday_forms(v, rule, "", p) if rule else []
+        if forms and forms[0].kind == form.kind:
+            out[p] = forms[0]
+    return out
+
+
+async def separates(runtime: ToolRuntime, target: FactTarget, form: Form,
+                    alike: dict[str, Form] | None = None) -> bool:
     """A reader who ignores the fact fails the test: the form's literal reading
     (:func:`literal_value`) is refused or answers otherwise than the call, executed. Where the
     form's numbers do not stand for the value, or are the value itself, it is not checked. On
@@ -167,13 +186,17 @@ async def separates(runtime: ToolRuntime, target: FactTarget, form: Form) -> boo
     from a call whose origin was [0, 0], where the two orders give one distance: the original
     doc passed it, and the tool kept its doc with a test that tested nothing. Every argument
     with the tested value is read so (a request says them alike: run s72o's "the starting and
-    ending locations specified by latitude -74.006 and longitude 40.7128", a point to itself)."""
+    ending locations specified by latitude -74.006 and longitude 40.7128", a point to itself),
+    and so is each of the call's ``alike`` values in its own form."""
     inv = target.example.invocation
     value = inv.arguments[target.param]
     literal = literal_value(form, value)
     if literal is None or literal == value:
         return True
     same = {p: literal for p, v in inv.arguments.items() if v == value}   # said alike too
+    for p, other in (alike or {}).items():
+        read = literal_value(other, inv.arguments[p])
+        same[p] = same.get(p, inv.arguments[p] if read is None else read)
     outcome = await check_calls([inv.with_args(same)], [inv], runtime,
                                 expected_outputs=[target.example.observation.output])
     return not outcome.correct
@@ -225,5 +248,6 @@ def harder_forms(later: Sequence[FactTarget],
     return out
 
 
-__all__ = ["FactTarget", "everyday_phrase", "form_problems", "harder_forms", "literal_value",
-           "plan_targets", "says_a_number", "separates", "split_waves", "with_played"]
+__all__ = ["FactTarget", "alike_forms", "everyday_phrase", "form_problems", "harder_forms",
+           "literal_value", "plan_targets", "says_a_number", "separates", "split_waves",
+           "with_played"]

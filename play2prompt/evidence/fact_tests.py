@@ -39,9 +39,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from play2prompt.evidence.everyday import sign_form, typical_value
+from play2prompt.evidence.everyday import Form, sign_form, typical_value
 from play2prompt.evidence.fact_targets import (
     FactTarget,
+    alike_forms,
     everyday_phrase,
     form_problems,
     harder_forms,
@@ -109,29 +110,46 @@ class FactTestWriter:
             return None
         return replace(target, example=replace(ex, invocation=call, observation=obs))
 
-    async def write(self, target: FactTarget, book: FactBook, seed_key: str) -> Example | None:
-        """A verified fact-testing example for ``target``, or None when no draft passed."""
+    async def write(self, target: FactTarget, book: FactBook, seed_key: str,
+                    spare: bool = True) -> Example | None:
+        """A verified fact-testing example for ``target``, or None when no draft passed. Where
+        code makes the value's form and no draft says it, the next spare is tried once
+        (``spare``)."""
         target = await self.typical(target)
         form = target.code_form(target.example.invocation.arguments[target.param])  # by code
         if form is not None and form.value is not None:    # a ratio says a round share
             if (found := await self.retarget(target, form.value)) is None:
                 return None
             target = found
-        if form is not None and not await separates(self.engine.runtime, target, form):
+        alike = alike_forms(target, form, book) if form is not None else {}
+        if form is not None and not await separates(self.engine.runtime, target, form, alike):
             if not target.spares:
                 return None
-            spare = replace(target, example=target.spares[0], spares=target.spares[1:])
-            return await self.write(spare, book, seed_key)
+            nxt = replace(target, example=target.spares[0], spares=target.spares[1:])
+            return await self.write(nxt, book, seed_key, spare)
+        found = await self.draft(target, form, alike, book, seed_key)
+        if found is None and form is not None and spare and target.spares:
+            nxt = replace(target, example=target.spares[0], spares=())
+            return await self.write(nxt, book, f"{seed_key}:spare", spare=False)
+        return found
+
+    async def draft(self, target: FactTarget, form: Form | None, alike: dict[str, Form],
+                    book: FactBook, seed_key: str) -> Example | None:
+        """m3 (a code-made ``form``, and the call's ``alike`` values in theirs, said as plain
+        values) or m3-fact (the value said another way, re-read with the facts), gated."""
         eng, ex, param = self.engine, target.example, target.param
         inv, obs = ex.invocation, ex.observation
         others = without(inv, param)
+        for p in alike:
+            others = without(others, p)
         labels = self._labels(book)
         label = labels.get(param) or param.replace("_", " ")
         value = inv.arguments[param]
+        texts = " | ".join([form.text, *(f.text for f in alike.values())]) if form else ""
         note = ""
         for t in range(QUERY_TRIES):
             if form is not None:   # the form is one more value to say plainly: m3's own task
-                said = inv.with_args({param: form.text})
+                said = inv.with_args({param: form.text, **{p: f.text for p, f in alike.items()}})
                 messages = eng.prompts.render(
                     "m3", doc=known_doc(self.tool, book), output=obs.render(800),
                     values=describe_values(said, labels), context=note.strip())
@@ -145,8 +163,10 @@ class FactTestWriter:
                 continue
             problems = evidence_for(eng).request_gates.problems(   # the form's words are
                 query, self.tool, [*self.sources, target.rule, note],  # what it must say
-                allowed=form.text if form is not None else "", inv=others, book=book)
+                allowed=texts, inv=others, book=book)
             problems += form_problems(form, value, query, label, others, target.plain)
+            problems += [f"it does not say {labels.get(p) or p} as {f.text}"
+                         for p, f in alike.items() if not f.said_in(query)]
             if problems:
                 note = f"\nA draft was rejected because {'; '.join(problems)}. Write another."
                 continue

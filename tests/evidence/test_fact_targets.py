@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -14,11 +15,12 @@ from play2prompt.evidence.coordinates import order_sentence
 from play2prompt.evidence.everyday import everyday_forms
 from play2prompt.evidence.fact_targets import (
     FactTarget,
+    alike_forms,
     literal_value,
     plan_targets,
     separates,
 )
-from play2prompt.evidence.fact_tests import write_fact_tests
+from play2prompt.evidence.fact_tests import FactTestWriter, write_fact_tests
 from play2prompt.evidence.facts import Fact, FactBook
 from play2prompt.evidence.form import Form
 from play2prompt.lm.fake import FakeLM, tool_call
@@ -161,3 +163,48 @@ def test_a_points_form_keeps_every_digit_it_asks_for():
     assert form.text == "latitude 37.7749, longitude -122.4194"
     assert form.said_in(f"How far is it to {form.text}?")
     assert not form.said_in("How far is it to latitude 37.7749, longitude -122.419?")
+
+
+def test_a_calls_points_are_said_alike(tmp_path, store):
+    # run s72q: "from -73.9922, 40.7128 to latitude 37.7749, longitude -122.4194", one point
+    # named and the other in the tool's order; a request names both or neither (the origin's
+    # test is refused where it says the destination in the tool's order)
+    (tmp_path / "tools.py").write_text(textwrap.dedent(SOURCE))
+    ctx = ExecContext(base_dir=tmp_path, default_timeout=30.0)
+    paris = "latitude 48.8566, longitude 2.3522"
+    both = f"How far is it from latitude 40.7128, longitude -74.006 to {paris}?"
+    gen = FakeLM(rules=[("was rejected", {"query": both}),
+                        (M3, {"query": "How far is it from latitude 40.7128, longitude "
+                                       "-74.006 to 2.3522, 48.8566?"})])
+    task = FakeLM(rules=[("How far", tool_call("distance", {"origin": [40.7128, -74.006],
+                                                           "destination": [48.8566, 2.3522]}))])
+    engine = build_engine([TOOL], store, preset("quick", lam=1.0, fact_tests=1),
+                          generator=gen.with_log(store), task_model=task.with_log(store),
+                          exec_ctx=ctx)
+    book = FactBook(TOOL)
+    for param in ("origin", "destination"):
+        book.add(Fact(param, "rule", order_sentence(param, "lon-lat"),
+                      ("convention", "position", "lon-lat")))
+    nyc = _example(engine, [-74.006, 40.7128])
+    target = FactTarget(nyc, "destination", book.rules("destination"))
+    (form,) = everyday_forms(PARIS, target.rule, "", "destination")
+    alike = alike_forms(target, form, book)
+    assert {p: f.text for p, f in alike.items()} == {
+        "origin": "latitude 40.7128, longitude -74.006"}
+    assert not alike_forms(target, Form("unit", "12.5 dollars", (12.5,)), book)
+    assert alike["origin"].said_in("from 40.7128 and -74.006")     # side by side, with "and"
+    tests = asyncio.run(write_fact_tests(TOOL, engine, ExampleSpace(TOOL, engine, book), [nyc]))
+    assert [t.query for t in tests] == [both] and tests[0].r_e == 1.0
+    ctx.close()
+
+
+def test_where_no_draft_says_a_form_the_next_example_is_tried_once(engine):
+    book = FactBook(TOOL)
+    book.add(Fact("destination", "rule", RULE, ("convention", "position", "lon-lat")))
+    # every draft for the call from [30, 40] says "from 0, 0": refused three times
+    first, nyc, rome = (_example(engine, o) for o in ([30, 40], [-74.006, 40.7128], [12.5, 41.9]))
+    target = FactTarget(first, "destination", RULE, spares=(rome, nyc))
+    writer = FactTestWriter(TOOL, engine, ExampleSpace(TOOL, engine, book))
+    assert asyncio.run(writer.write(target, book, "k")) is None     # one spare: Rome, no draft
+    tested = asyncio.run(writer.write(replace(target, spares=(nyc, rome)), book, "k"))
+    assert tested is not None and tested.invocation.arguments["origin"] == [-74.006, 40.7128]
