@@ -53,6 +53,7 @@ from play2prompt.evidence.fact_targets import (
 )
 from play2prompt.evidence.facts import Fact, FactBook, known_doc
 from play2prompt.evidence.names import FACT_TESTS, OPTION_EFFECTS, UNASKED_TESTS, active
+from play2prompt.evidence.option_words import other_operation
 from play2prompt.evidence.refuted import strip_refuted
 from play2prompt.evidence.registry import FactTests, evidence_for
 from play2prompt.evidence.variants import ACTED, LEFT_OUT, UNASKED, Variant, find_variants, without
@@ -96,8 +97,13 @@ class FactTestWriter:
     async def typical(self, target: FactTarget) -> FactTarget:
         """``target`` with its call's tested value made typical where the fact shows it is not
         (:func:`~play2prompt.evidence.everyday.typical_value`: 0.05 -> 5 where the tool takes a
-        percentage), when that call works; else ``target`` as it is."""
-        value = typical_value(target.example.invocation.arguments[target.param], target.rule)
+        percentage), or set to the option's other value where its default is said by what it
+        computes (:func:`~play2prompt.evidence.option_words.other_operation`), when that call
+        works; else ``target`` as it is."""
+        given = target.example.invocation.arguments[target.param]
+        value = typical_value(given, target.rule)
+        if value is None:       # an option's default said by its operation: say the other
+            value = other_operation(given, target.rule, target.param)
         return target if value is None else (await self.retarget(target, value) or target)
 
     async def retarget(self, target: FactTarget, value: Any) -> FactTarget | None:

@@ -50,9 +50,12 @@ VALUES = 2       # other values tried beside the default
 
 async def operation_of(engine: Any, tool: Tool, param: str, value: Any,
                        examples: Sequence[Example]) -> str | None:
-    """What ``tool`` computes with ``param`` set to ``value`` in up to :data:`CALLS` verified
-    calls (run), as the catalogue says it; None where no operation holds."""
-    bases = [ex.invocation for ex in examples if ex.verified and not ex.fact][:CALLS]
+    """What ``tool`` computes with ``param`` set to ``value`` in up to :data:`CALLS` examples'
+    calls that ran (run again with ``value``), as the catalogue says it; None where no
+    operation holds. What a call computes does not hang on its request's wording: run s72r's
+    std had one verified example and another whose request left out numbers of its list, and
+    with one call no operation was tried."""
+    bases = [ex.invocation for ex in examples if ex.observation.ok and not ex.fact][:CALLS]
     calls = list({c.key(): c for c in (b.with_args({param: value}) for b in bases)}.values())
     if len(calls) < 2:
         return None

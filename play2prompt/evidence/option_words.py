@@ -31,8 +31,21 @@ def operation_phrase(value: Any, rule: str, param: str) -> tuple[str, str] | Non
     return mine.replace("`", ""), r"\b(?:" + "|".join(map(re.escape, own)) + r")\b"
 
 
+def other_operation(value: Any, rule: str, param: str) -> Any:
+    """The value whose operation ``rule`` names beside ``value``'s, where ``value`` is the one
+    left out (the default): ``1`` for ddof=0 under "ddof=0 (left out) gives the population
+    ...; ddof=1 gives the sample ...". A test of the default said by its operation ("the
+    population SD") is one a reader who never sets the option passes; the other value is
+    what it must be told to set. None otherwise."""
+    default = re.search(rf"\b{re.escape(param)}=(\S+?) \(left out\) gives", rule)
+    if default is None or default.group(1) != json.dumps(value):
+        return None
+    others = [v for v, _ in _said(param).findall(rule) if v != default.group(1)]
+    return json.loads(others[0]) if others else None
+
+
 def _words(phrase: str) -> list[str]:
     return [w for w in re.findall(r"[a-z]+", phrase.lower()) if len(w) > 2]
 
 
-__all__ = ["operation_phrase"]
+__all__ = ["operation_phrase", "other_operation"]

@@ -31,7 +31,7 @@ def _tool(name, props):
                 {"python": f"tools.py:{name}"})
 
 
-def _effect(engine_over, tmp_path, tool, param, default, others, lists):
+def _effect(engine_over, tmp_path, tool, param, default, others, lists, problems=()):
     (tmp_path / "tools.py").write_text(textwrap.dedent(TOOLS))
     engine = engine_over([tool], tmp_path)
     first = next(iter(tool.properties))
@@ -39,7 +39,8 @@ def _effect(engine_over, tmp_path, tool, param, default, others, lists):
     for values in lists:
         inv = Invocation(tool.name, {first: values})
         obs = asyncio.run(engine.runtime.run(inv))
-        examples.append(Example(tool.name, "a request", inv, obs, "", 1.0, 0.0, 0.0))
+        examples.append(Example(tool.name, "a request", inv, obs, "", 1.0, 0.0, 0.0,
+                                problems=tuple(problems)))
     return asyncio.run(option_effect(engine, tool, param, default, others, examples))
 
 
@@ -52,6 +53,15 @@ def test_the_default_and_another_value_named_by_their_operations(engine_over, tm
     order = _tool("order", {"x": ARRAY, "reverse": {"type": "boolean"}})
     said = _effect(engine_over, tmp_path, order, "reverse", False, [True], [[3, 1, 2], [5, 4]])
     assert "ascending" in said and "reverse=true gives `x` sorted in descending order" in said
+
+
+def test_calls_whose_requests_failed_a_gate_still_show_what_the_tool_computes(engine_over,
+                                                                          tmp_path):
+    # run s72r: std's second example's request left out numbers of its list (not verified)
+    spread = _tool("spread", {"a": ARRAY, "ddof": {"type": "integer"}})
+    said = _effect(engine_over, tmp_path, spread, "ddof", 0, [1], [[1, 2, 3, 4], [10, 20, 35]],
+                   problems=["it does not state 20 as written"])
+    assert "ddof=1 gives the sample standard deviation" in said
 
 
 def test_no_sentence_where_no_operation_names_a_value(engine_over, tmp_path):
@@ -76,3 +86,14 @@ def test_a_value_said_by_its_operation():
     assert not form.said_in("What's the standard deviation of 1, 4, 6?")
     assert everyday_forms(0, rule, "", "ddof")[0].said_in("the population SD of 1, 2")
     assert operation_phrase(2, rule, "ddof") is None and operation_phrase(1, "", "ddof") is None
+
+
+def test_a_default_said_by_its_operation_is_tested_by_the_other_value():
+    from play2prompt.evidence.option_words import other_operation
+
+    rule = ("Optional; defaults to 0 (a call without it gave the same result as ddof=0). "
+            "ddof=0 (left out) gives the population standard deviation of the numbers in `a`; "
+            "ddof=1 gives the sample standard deviation of the numbers in `a`.")
+    assert other_operation(0, rule, "ddof") == 1
+    assert other_operation(1, rule, "ddof") is None          # not the default: said as it is
+    assert other_operation(0, "Optional; defaults to 0.", "ddof") is None
