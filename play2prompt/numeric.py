@@ -37,7 +37,8 @@ def plain_number(value: Number) -> str:
 
 def _decimals(text: str) -> int:
     mantissa, exponent = text.split("e")
-    return max(0, len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent)
+    digits = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return max(0, digits - int(exponent))
 
 
 def close(a: Number, b: Number, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:

@@ -158,8 +158,6 @@ def everyday_phrase(value: str, texts: Sequence[str]) -> str:
                 "")
 
 
-
-
 def alike_forms(target: FactTarget, form: Form, book: FactBook) -> dict[str, Form]:
     """The call's other values that code says in a form of ``form``'s kind under their own
     facts, where that kind is one a request says alike (:data:`ALIKE_KINDS`): a request names
@@ -170,8 +168,10 @@ def alike_forms(target: FactTarget, form: Form, book: FactBook) -> dict[str, For
         return {}
     out = {}
     for p, v in target.example.invocation.arguments.items():
-        rule = " ".join(book.sentences(p, examples=False)) if p != target.param else ""
-        forms = everyday_forms(v, rule, "", p) if rule else []
+        rule = " ".join(book.sentences(p, examples=False))
+        if p == target.param or not rule:
+            continue
+        forms = everyday_forms(v, rule, "", p)
         if forms and forms[0].kind == form.kind:
             out[p] = forms[0]
     return out
