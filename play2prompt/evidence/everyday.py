@@ -191,7 +191,9 @@ def typical_value(value: Any, rule: str) -> float | list[float] | None:
     a percentage written as a fraction (0.05 where the tool takes a percentage between 0 and
     100) is 5; a number too small to say in the everyday unit of the tool's (1.75 where it
     takes centimetres: 0.0175 metres) was written in that everyday unit, and is 175 (units
-    100 or more times smaller than their everyday one: cm, g, ms). The
+    100 or more times smaller than their everyday one: cm, g, ms); a time since 1970 written
+    in seconds where the tool takes milliseconds (1633072800, 19 January 1970 in milliseconds)
+    is a thousand times larger (said "1633072800 seconds": :func:`number_form`'s epoch). The
     test's call then takes that value (executed to check it works), so the request says "5 %"
     or "1.75 metres" and a model reading a thin doc, which writes 0.05 or 1.75, fails it.
     A point whose two numbers are equal (play's ``[1, 1]``) shows no order: under a rule
@@ -208,6 +210,9 @@ def typical_value(value: Any, rule: str) -> float | list[float] | None:
         degrees = value * 360 / ANGLE_TURNS[unit]
         whole = round(degrees / 15) * 15 or 15
         return None if abs(whole - degrees) < 1e-6 else whole * ANGLE_TURNS[unit] / 360
+    data = words(DATA)
+    if unit == "ms" and data["epoch_seconds"] <= abs(value) < data["epoch_ms"]:
+        return value * 1000        # a time since 1970 in seconds, where the tool takes ms
     scales, other = unit_scales(), everyday_unit(unit)
     if other is None:
         return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from play2prompt.evidence.error_text import pattern
-from play2prompt.evidence.everyday import Form, everyday_forms
+from play2prompt.evidence.everyday import Form, everyday_forms, typical_value
 from play2prompt.evidence.facts import FactBook
 from play2prompt.method.example_search import Example
 from play2prompt.method.requests import says_as_given
@@ -62,8 +62,10 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
     """Up to ``budget`` (example, parameter) pairs: parameters with a fact that says another
     form (a unit, a scale, a format: :func:`~play2prompt.evidence.everyday.everyday_form`, or
     a list of accepted values), round-robin, each with the verified examples whose call sets
-    it, best first. A fact with no other form ("must be positive") tests nothing; a count a
-    year (``compounding``) is said as how often with or without a fact."""
+    it (to the value the test will take: :func:`~play2prompt.evidence.everyday.typical_value`,
+    so ten-digit seconds where the tool takes milliseconds count), best first. A fact with no
+    other form ("must be positive") tests nothing; a count a year (``compounding``) is said as
+    how often with or without a fact."""
     rules = {p: " ".join(book.sentences(p, examples=False)) for p in tool.properties}
     # a count a year is said as how often without a fact about it
     rules = {p: r for p, r in rules.items() if r or counts_per_year(p)}
@@ -71,6 +73,8 @@ def plan_targets(tool: Tool, examples: Sequence[Example], book: FactBook,
 
     def testable(p: str, ex: Example) -> bool:
         value = ex.invocation.arguments.get(p)
+        typical = typical_value(value, rules[p])       # the value the test will take
+        value = value if typical is None else typical
         return bool(book.accepted(p)) or bool(everyday_forms(value, rules[p], about[p], p))
 
     queues = {p: [ex for ex in examples if ex.verified and p in ex.invocation.arguments

@@ -208,3 +208,29 @@ def test_where_no_draft_says_a_form_the_next_example_is_tried_once(engine):
     assert asyncio.run(writer.write(target, book, "k")) is None     # one spare: Rome, no draft
     tested = asyncio.run(writer.write(replace(target, spares=(nyc, rome)), book, "k"))
     assert tested is not None and tested.invocation.arguments["origin"] == [-74.006, 40.7128]
+
+
+def test_a_time_in_seconds_where_the_tool_takes_milliseconds_is_tested_as_seconds():
+    # play's calls of a tool in milliseconds since 1970 all passed ten-digit seconds
+    # (1633072800: 19 January 1970 in milliseconds); no form of that value is everyday, yet
+    # the test takes it a thousand times larger, said "1633072800 seconds"
+    from play2prompt.evidence.everyday import typical_value
+    from play2prompt.tools.model import Observation
+    tool = Tool.from_dict({"type": "function", "function": {
+        "name": "format_timestamp", "description": "Format a timestamp.",
+        "parameters": {"type": "object", "properties": {"timestamp": {"type": "integer"}},
+                       "required": ["timestamp"]}}})
+    rule = "`timestamp` is in milliseconds (2.5 seconds is 2500)."
+    book = FactBook(tool)
+    book.add(Fact("timestamp", "rule", rule, ("convention", "scale", "ms")))
+    inv = Invocation("format_timestamp", {"timestamp": 1633072800})
+    ex = Example("format_timestamp", "format 1633072800", inv,
+                 Observation(True, {"local_time": "1970-01-19 21:37:52"}), "", 2.5, 0.0, 2.5)
+    (target,) = plan_targets(tool, [ex], book, 2)
+    assert target.param == "timestamp"
+    meant = typical_value(1633072800, target.rule)
+    assert meant == 1633072800000
+    assert target.code_form(meant).text == "1633072800 seconds"
+    # a value in milliseconds already, or a short duration, stays as it is
+    assert typical_value(1633072800000, rule) is None
+    assert typical_value(2500, rule) is None
