@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from play2prompt.engine import Engine
 from play2prompt.evidence.facts import Fact, FactBook, facts_doc
 from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, SIBLING_CONTRAST, active
+from play2prompt.evidence.registry import evidence_for
 from play2prompt.method.contrast import with_sentence
 from play2prompt.method.example import Example
 from play2prompt.method.tool_set_check import (
@@ -24,6 +26,7 @@ from play2prompt.method.tool_set_check import (
 )
 from play2prompt.results import ToolResult
 from play2prompt.store.meta import Meta
+from play2prompt.tools.model import Tool, ToolDoc
 
 SET_CHECK_TAG = "tool-set check"
 
@@ -38,7 +41,9 @@ async def finish_run(results: Mapping[str, ToolResult], engine: Engine) -> dict[
     if (SET_CHECK not in active(engine.config)
             or engine.store.get_meta(Meta.SET_CHECK) is not None):
         return out
-    entries = [set_entry(r, FACTS_DOC in active(engine.config)) for r in results.values()]
+    schema = evidence_for(engine).schema
+    entries = [set_entry(r, FACTS_DOC in active(engine.config), schema)
+               for r in results.values()]
     cases = pick_cases(stored_cases(engine, results), per_tool)
     if len(entries) < 2 or not cases or not any(e.changed or e.can_propose for e in entries):
         return out
@@ -75,11 +80,21 @@ def checked_results(results: Mapping[str, ToolResult], entries: Sequence[SetEntr
     proposals = {e.name: e.proposal for e in entries if e.proposal is not None}
     for name, decision in adopt_map(check).items():
         was = results[name]
-        out[name] = ToolResult(name, was.original, proposals[name].doc, (), True,
+        out[name] = ToolResult(name, was.original, shipped_doc(proposals[name], was.original),
+                               (), True,
                                decision.reason(), dict(was.scores),
                                {**was.stats, "demos": 0,
                                 "set_check": {"adopted": True, "was": was.doc_reason}})
     return out
+
+
+def shipped_doc(shown: Tool, original: Tool) -> ToolDoc:
+    """The doc ``shown`` ships over ``original``: its texts, and the schema keywords it adds
+    (a proposal's facts doc carries its constraints in its schema: ``Tool.with_doc``)."""
+    added = {p: {k: v for k, v in spec.items()
+                 if k != "description" and k not in original.properties.get(p, {})}
+             for p, spec in shown.properties.items() if isinstance(spec, Mapping)}
+    return shown.doc.with_constraints(added)
 
 
 def contrasted_results(results: Mapping[str, ToolResult], check: SetCheck
@@ -100,16 +115,21 @@ def contrasted_results(results: Mapping[str, ToolResult], check: SetCheck
     return out
 
 
-def set_entry(result: ToolResult, propose: bool) -> SetEntry:
+def set_entry(result: ToolResult, propose: bool, schema: Any = None) -> SetEntry:
     """A tool's result as the tool-set check sees it; with ``propose`` (the facts-doc
     component on), an unchanged tool proposes its facts doc, written by code from the facts
-    its play established (none: no proposal)."""
+    its play established (none: no proposal), with what ``schema`` (the run's schema
+    component: :class:`~play2prompt.evidence.components.SchemaFacts` or its twin) puts in its
+    schema, as the doc search's facts doc has it."""
     entry = SetEntry(result.original, result.optimized, tuple(result.demos))
     facts = result.stats.get("facts") or []
     if not propose or entry.changed or not facts:
         return entry
-    book = FactBook(result.original, [Fact.from_dict(f) for f in facts])
-    return replace(entry, proposal=result.original.with_doc(facts_doc(result.original, book)))
+    tool = result.original
+    book = FactBook(tool, [Fact.from_dict(f) for f in facts])
+    doc = facts_doc(tool, book)
+    doc = doc if schema is None else schema.constrain(doc, tool, book)
+    return replace(entry, proposal=tool.with_doc(doc))
 
 
 def stored_cases(engine: Engine, results: Mapping[str, ToolResult]) -> list[SetCase]:

@@ -4,6 +4,7 @@ undone; 0 (the default) is the paper: no check."""
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -420,6 +421,21 @@ def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make
     from play2prompt.set_check_run import set_entry
     assert set_entry(kept, propose=False).proposal is None
     assert set_entry(kept, propose=True).can_propose
+    # a fact the schema holds goes into the proposal's schema, as in the doc search's facts doc
+    from play2prompt.evidence.registry import evidence_for
+    ranged = Fact("annual_rate", "rule", "annual_rate must be between 0 and 100.",
+                  ("range", "0", "1", "100", "1"), call="c2")
+    bounded = replace(kept, stats={"facts": [fact.to_dict(), ranged.to_dict()]})
+    schema = evidence_for(engine).schema
+    proposal = set_entry(bounded, propose=True, schema=schema).proposal
+    rate = {"minimum": 0.0, "maximum": 100.0}
+    assert {k: proposal.properties["annual_rate"].get(k) for k in rate} == rate
+    assert "minimum" not in set_entry(bounded, propose=True).proposal.properties["annual_rate"]
+    # and the adopted doc ships them (its ToolDoc's constraints), nothing else added
+    from play2prompt.set_check_run import shipped_doc
+    doc = shipped_doc(proposal, loan)
+    assert doc.constraints == {"annual_rate": rate}
+    assert doc.params["annual_rate"].endswith("annual_rate must be between 0 and 100.")
 
 
 def test_several_wronged_tools_are_tried_together_then_each_implicated_one_alone(
