@@ -80,10 +80,12 @@ def checked_results(results: Mapping[str, ToolResult], entries: Sequence[SetEntr
     proposals = {e.name: e.proposal for e in entries if e.proposal is not None}
     for name, decision in adopt_map(check).items():
         was = results[name]
-        out[name] = ToolResult(name, was.original, shipped_doc(proposals[name], was.original),
-                               (), True,
+        doc = shipped_doc(proposals[name], was.original)
+        out[name] = ToolResult(name, was.original, doc, (), True,
                                decision.reason(), dict(was.scores),
                                {**was.stats, "demos": 0,
+                                "schema_constraints": {p: sorted(c) for p, c in
+                                                       doc.constraints.items()},
                                 "set_check": {"adopted": True, "was": was.doc_reason}})
     return out
 

@@ -4,7 +4,6 @@ undone; 0 (the default) is the paper: no check."""
 
 import asyncio
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -401,9 +400,11 @@ def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make
                                    state="held-out" if case.held_out else "train",
                                    reward=1.0, payload=case.example.to_dict())
     fact = Fact("annual_rate", "rule", "A percentage such as 5 for 5 %.", call="c1")
+    ranged = Fact("annual_rate", "rule", "annual_rate must be between 0 and 100.",
+                  ("range", "0", "1", "100", "1"), call="c2")
     kept = ToolResult("loan_payment", loan, loan.doc, (), False,
                       "kept the original: it already solves all 4 verified examples",
-                      {}, {"facts": [fact.to_dict()]})
+                      {}, {"facts": [fact.to_dict(), ranged.to_dict()]})
     results = {"loan_payment": kept, "convert_units": ToolResult(
         "convert_units", units, ToolDoc("CLEAR " + units.doc.description, units.doc.params),
         (), True, "rewrite: 0.50 -> 0.75")}
@@ -414,6 +415,9 @@ def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make
         shipped.doc.params["annual_rate"])
     assert shipped.doc_reason.startswith("facts from tool play: the tool-set check")
     assert shipped.stats["set_check"] == {"adopted": True, "was": kept.doc_reason}
+    # with the schema keywords its facts prove (the schema-facts component is on)
+    assert shipped.doc.constraints == {"annual_rate": {"maximum": 100.0, "minimum": 0.0}}
+    assert shipped.stats["schema_constraints"] == {"annual_rate": ["maximum", "minimum"]}
     assert engine.store.get_result("loan_payment") == shipped.to_dict()
     assert out["convert_units"] == results["convert_units"]
     assert engine.store.get_meta("set_check")["adopted"] == ["loan_payment"]
@@ -423,14 +427,11 @@ def test_finish_run_ships_an_unchanged_tools_facts_doc_the_set_needs(tools, make
     assert set_entry(kept, propose=True).can_propose
     # a fact the schema holds goes into the proposal's schema, as in the doc search's facts doc
     from play2prompt.evidence.registry import evidence_for
-    ranged = Fact("annual_rate", "rule", "annual_rate must be between 0 and 100.",
-                  ("range", "0", "1", "100", "1"), call="c2")
-    bounded = replace(kept, stats={"facts": [fact.to_dict(), ranged.to_dict()]})
     schema = evidence_for(engine).schema
-    proposal = set_entry(bounded, propose=True, schema=schema).proposal
+    proposal = set_entry(kept, propose=True, schema=schema).proposal
     rate = {"minimum": 0.0, "maximum": 100.0}
     assert {k: proposal.properties["annual_rate"].get(k) for k in rate} == rate
-    assert "minimum" not in set_entry(bounded, propose=True).proposal.properties["annual_rate"]
+    assert "minimum" not in set_entry(kept, propose=True).proposal.properties["annual_rate"]
     # and the adopted doc ships them (its ToolDoc's constraints), nothing else added
     from play2prompt.set_check_run import shipped_doc
     doc = shipped_doc(proposal, loan)
