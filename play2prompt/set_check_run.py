@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from play2prompt.engine import Engine
 from play2prompt.evidence.facts import Fact, FactBook, facts_doc
 from play2prompt.evidence.names import FACTS_DOC, SET_CHECK, SIBLING_CONTRAST, active
-from play2prompt.evidence.registry import evidence_for
+from play2prompt.evidence.registry import SchemaConstraints, evidence_for
 from play2prompt.method.contrast import with_sentence
 from play2prompt.method.example import Example
 from play2prompt.method.tool_set_check import (
@@ -117,7 +116,8 @@ def contrasted_results(results: Mapping[str, ToolResult], check: SetCheck
     return out
 
 
-def set_entry(result: ToolResult, propose: bool, schema: Any = None) -> SetEntry:
+def set_entry(result: ToolResult, propose: bool,
+              schema: SchemaConstraints | None = None) -> SetEntry:
     """A tool's result as the tool-set check sees it; with ``propose`` (the facts-doc
     component on), an unchanged tool proposes its facts doc, written by code from the facts
     its play established (none: no proposal), with what ``schema`` (the run's schema

@@ -172,8 +172,10 @@ def alike_forms(target: FactTarget, form: Form, book: FactBook) -> dict[str, For
         return {}
     out = {}
     for p, v in target.example.invocation.arguments.items():
+        if p == target.param:
+            continue
         rule = " ".join(book.sentences(p, examples=False))
-        if p == target.param or not rule:
+        if not rule:
             continue
         forms = everyday_forms(v, rule, "", p)
         if forms and forms[0].kind == form.kind:
