@@ -55,6 +55,9 @@ def plan(spec: Any, changes: Sequence[DocChange], source: str
         tool = tools.get(change.tool)
         if tool is None:
             continue
+        change, said = change.against(tool.description, {
+            p: str(s.get("description", "")) for p, s in tool.properties.items()})
+        notes += said
         meta = tool.meta["openapi"]
         if change.description is not None:
             targets.append((meta["operation"], "description", change.description))

@@ -29,7 +29,7 @@ def edit_python(text: str, changes: Sequence[DocChange], source: str) -> Edited:
                         f"{exc.raw_line})") from exc
     editor = _Editor(changes, module.default_indent)
     new = module.visit(editor)
-    return Edited(new.code, tuple(editor.written))
+    return Edited(new.code, tuple(editor.written), tuple(editor.notes))
 
 
 def _tool_decorator(fn: cst.FunctionDef) -> cst.Call | None:
@@ -68,6 +68,7 @@ class _Editor(cst.CSTTransformer):
         self.indents: list[str] = []
         self.default_indent = default_indent
         self.written: list[str] = []
+        self.notes: list[str] = []
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:  # noqa: N802
         self.indents.append(node.indent if node.indent is not None else self.default_indent)
@@ -89,8 +90,12 @@ class _Editor(cst.CSTTransformer):
         change = self._change(original, call)
         if change is None or change.tool in self.written:
             return updated
-        self.written.append(change.tool)
         described = _kwarg(call, "description")
+        change, said = change.against(*_source_texts(original, described))
+        self.notes += said
+        if change.empty:
+            return updated
+        self.written.append(change.tool)
         params = dict(change.params)
         updated = _with_fields(updated, params)
         doc_description = change.description
@@ -104,6 +109,29 @@ class _Editor(cst.CSTTransformer):
             updated.body, cst.IndentedBlock) and updated.body.indent is not None
             else self.default_indent)
         return _with_docstring(updated, doc_description, params, indent)
+
+
+def _source_texts(fn: cst.FunctionDef, described: cst.Arg | None
+                  ) -> tuple[str, dict[str, str]]:
+    """What the source says now: the description (the decorator's ``description=``, else the
+    docstring's text before its sections) and each parameter's text (``Field(description=)``,
+    else its docstring entry)."""
+    import docstring_parser
+
+    old = _docstring_node(fn)
+    doc = docstring_parser.parse(inspect.cleandoc(str(old.evaluated_value))
+                                 if old is not None else "")
+    description = _literal(described.value) if described is not None else None
+    if description is None:
+        description = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
+    params = {p.arg_name: p.description or "" for p in doc.params}
+    for param in fn.params.params:
+        for call in _field_calls(param):
+            arg = _kwarg(call, "description")
+            text = _literal(arg.value) if arg is not None else None
+            if text is not None:
+                params[param.name.value] = text
+    return description, params
 
 
 def _described(dec: cst.Decorator, text: str) -> cst.Decorator:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from play2prompt.apply.changes import DocChange, Edited, doc_changes
-from play2prompt.apply.jsontext import Node, TextEdits, parse
+from play2prompt.apply.jsontext import TextEdits, parse
 from play2prompt.errors import UserError
 from play2prompt.results import RunResult
 
@@ -71,10 +71,11 @@ def read_text(path: Path) -> str:
         raise UserError(f"{path}: not UTF-8 text") from exc
 
 
-def apply_run(result: RunResult, sources: Sequence[Path],
-              select: Sequence[str] | None = None) -> tuple[list[Edit], list[DocChange]]:
-    """Each source with the run's changed docs written in, and the changes."""
-    changes = doc_changes(result, select)
+def apply_run(result: RunResult, sources: Sequence[Path], select: Sequence[str] | None = None,
+              force: bool = False) -> tuple[list[Edit], list[DocChange]]:
+    """Each source with the run's changed docs written in, and the changes (``force``: also
+    over a source's text that is not the one the run started from)."""
+    changes = doc_changes(result, select, force)
     edits = []
     for path in sources:
         kind = source_kind(path)
@@ -100,7 +101,7 @@ def edit_tools_json(text: str, changes: Sequence[DocChange], source: str) -> Edi
     """A tools.json (or bare list of function specs) with the new texts in place."""
     root = parse(text, source)
     entries = root.get("tools") if isinstance(root.value, dict) else root
-    edits, written = TextEdits(text), []
+    edits, written, notes = TextEdits(text), [], []
     by_name = {c.tool: c for c in changes}
     for entry in entries.items if entries is not None else []:
         fn = entry.get("function") or entry
@@ -108,13 +109,25 @@ def edit_tools_json(text: str, changes: Sequence[DocChange], source: str) -> Edi
         change = by_name.get(name) if isinstance(name, str) else None
         if change is None:
             continue
+        props = fn.get("parameters", "properties")
+        places = {p: node for p, node in (props.keys.items() if props is not None else ())
+                  if isinstance(node.value, dict)}
+        change, said = change.against(_text(fn.value.get("description")),
+                                      {p: _text(n.value.get("description"))
+                                       for p, n in places.items()})
+        notes += said
+        if change.empty:
+            continue
         if change.description is not None:
             edits.set_value(fn, "description", change.description)
-        props = fn.get("parameters", "properties")
         for pname, doc in change.params.items():
-            node = props.get(pname) if props is not None else None
-            if isinstance(node, Node) and isinstance(node.value, dict):
-                edits.set_value(node, "description", doc)
+            if pname in places:
+                edits.set_value(places[pname], "description", doc)
         written.append(change.tool)
-    notes = (NO_DEMOS_JSON,) if any(by_name[n].demos for n in written) else ()
-    return Edited(edits.result(), tuple(written), notes)
+    if any(by_name[n].demos for n in written):
+        notes.append(NO_DEMOS_JSON)
+    return Edited(edits.result(), tuple(written), tuple(notes))
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -20,6 +20,9 @@ def apply_command(
                                "the diff"),
     tools: Optional[list[str]] = typer.Option(None, "--tools", metavar="NAME,...",
                                               help="only these tools (a comma list)"),
+    force: bool = typer.Option(False, "--force", help="write over a text the source holds "
+                               "that is not the one the run started from (left as it is "
+                               "otherwise, with a note)"),
     runs_dir: Path = typer.Option(Path("runs"), envvar="P2P_RUNS_DIR",
                                   help="folder of the runs (a run given by id is looked up "
                                        "there)"),
@@ -31,7 +34,7 @@ def apply_command(
     from play2prompt.results import load_run_result
 
     result = load_run_result(run, runs_dir)
-    edits, changes = apply_run(result, to, split_names(tools) if tools else None)
+    edits, changes = apply_run(result, to, split_names(tools) if tools else None, force)
     for edit in edits:
         if edit.changed and write:
             edit.write()

@@ -95,10 +95,27 @@ def test_tools_json(examples, capsys):
     assert _apply(capsys, *run[2:], *run[:2], "--to", "tools.json")[1] == ""  # nothing left
 
 
+def test_a_text_the_run_never_read_is_left_with_a_note(examples, capsys):
+    """The run started from tools.json's "Converts units."; tools.py's docstring says more.
+    Without --force that docstring stays and a note says why; a parameter the docstring has
+    no text for still gets the run's."""
+    folder, run = examples
+    code, diff, err = _apply(capsys, *run[2:], *run[:2], "--to", "tools.py")
+    assert code == 0 and "tools.py (python): convert_units, loan_payment" in err
+    assert ("convert_units: the source's description is not the one the run started from; "
+            "left as it is (--force replaces it)") in err
+    _, added = _changed_lines(diff)
+    assert "Convert a value between units" not in diff
+    assert '    """Convert between length, mass, volume and temperature units (abbreviations ' \
+        'only).' in added
+    assert any("to_unit: target unit abbreviation" in line for line in added)
+    assert any("annual_rate: percent per year" in line for line in added)
+
+
 def test_python_module_docstrings(examples, capsys):
     folder, run = examples
     before = (folder / "tools.py").read_text()
-    code, diff, err = _apply(capsys, *run[2:], *run[:2], "--to", "tools.py")
+    code, diff, err = _apply(capsys, *run[2:], *run[:2], "--to", "tools.py", "--force")
     assert code == 0 and "tools.py (python): convert_units, loan_payment" in err
     _git_apply_check(folder, diff)
     removed, _ = _changed_lines(diff)
@@ -106,7 +123,7 @@ def test_python_module_docstrings(examples, capsys):
         '    """Convert between length, mass, volume and temperature units '
         '(abbreviations only)."""') and removed[1].startswith('    """Monthly payment')
     assert "SHOULD NOT APPEAR" not in diff
-    assert _apply(capsys, *run[2:], *run[:2], "--to", "tools.py", "--write")[0] == 0
+    assert _apply(capsys, *run[2:], *run[:2], "--to", "tools.py", "--write", "--force")[0] == 0
     after = (folder / "tools.py").read_text()
     _same_elsewhere(before, after, removed)
     spec = importlib.util.spec_from_file_location("applied_tools", folder / "tools.py")
@@ -214,3 +231,26 @@ def test_a_source_of_no_known_kind_is_one_line(examples, capsys):
     (folder / "notes.txt").write_text("x")
     code, _, err = _apply(capsys, *run[2:], *run[:2], "--to", "notes.txt")
     assert code == 2 and "not a source p2p apply edits" in err
+
+
+def test_only_the_texts_the_run_read_are_replaced():
+    from play2prompt.apply.changes import DocChange
+    from play2prompt.apply.sources import edit_tools_json
+
+    change = DocChange("t", "New text.", {"a": "new a", "b": "new b", "c": "new c"},
+                       before=("Old  text.", {"a": "old a", "b": ""}))
+    same, notes = change.against("Old text.\n", {"a": "old   a", "b": "", "c": ""})
+    assert same == change and notes == ()               # spacing aside, blanks filled
+    kept, notes = change.against("Edited since.", {"a": "edited a", "b": "", "c": "c"})
+    assert kept.description is None and dict(kept.params) == {"b": "new b"}
+    assert [n.split(":")[0] for n in notes] == ["t", "t.a", "t.c"]
+    forced = DocChange("t", "New text.", {"a": "new a"})             # --force: before=None
+    assert forced.against("Edited since.", {"a": "edited a"}) == (forced, ())
+    text = json.dumps([{"type": "function", "function": {
+        "name": "t", "description": "Edited since.", "parameters": {
+            "type": "object", "properties": {"b": {"type": "string"}}}}}])
+    edited = edit_tools_json(text, [change], "tools.json")
+    tool = json.loads(edited.text)[0]["function"]
+    assert tool["description"] == "Edited since." and edited.written == ("t",)
+    assert tool["parameters"]["properties"]["b"]["description"] == "new b"
+    assert any("left as it is" in n for n in edited.notes)
