@@ -116,6 +116,7 @@ def proposal(tool: Tool, book: FactBook, param: str | None, inv: Invocation,
         f"{param} is required."
     own = [c for c in (_plain(c) for c in clauses(error)) if len(c) > 2]
     said = [s for s in book.sentences(param) if not any(c in _plain(s) for c in own)]
+    head, said = _same_refusal(head, said, value)
     schema = dict(tool.properties.get(param) or {})
     if isinstance(schema.get("enum"), list):     # what the tool refused is no choice
         out = book.rejected(param) | {str(v) for v in refused}
@@ -124,6 +125,20 @@ def proposal(tool: Tool, book: FactBook, param: str | None, inv: Invocation,
     stated = [s for s in schema_sentences(schema, not said)
               if not any(_plain(s) in _plain(t) for t in said)]
     return " ".join([head, *stated, *said])
+
+
+def _same_refusal(head: str, said: list[str], value: Any) -> tuple[str, list[str]]:
+    """The head without a fact that refuses the very value it names (``'test' is rejected
+    (ref did not resolve)``): its reason goes into the head, said once."""
+    again = re.compile(re.escape(repr(str(value))) + r" is rejected(?: \((.+)\))?\.?$")
+    rest = []
+    for sentence in said:
+        found = again.match(sentence)
+        if found is None:
+            rest.append(sentence)
+        elif found.group(1) and head.endswith("is not accepted."):
+            head = f"{head[:-1]} ({found.group(1)})."
+    return head, rest
 
 
 def schema_sentences(schema: Mapping[str, Any], typed: bool = True) -> list[str]:

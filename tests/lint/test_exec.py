@@ -118,3 +118,14 @@ def test_the_error_is_blamed_on_the_argument_whose_value_it_echoes():
     assert blamed(tool, call, said, "source_timezone") == "source_timezone"
     assert blamed(tool, call, "time must be HH:MM", "source_timezone") == "time"
     assert blamed(tool, call, said, None) == "source_timezone"
+
+
+def test_a_proposal_says_a_refusal_once():
+    from play2prompt.tools.model import Observation
+
+    tool = Tool("git_diff", "x", {"type": "object", "properties": {"target": {"type": "string"}}})
+    call = Invocation("git_diff", {"target": "test"})
+    book = FactBook(tool)
+    book.observe(call, Observation.failure("exception", "Ref 'test' did not resolve to an object"))
+    said = proposal(tool, book, "target", call, "Ref 'test' did not resolve to an object")
+    assert said.startswith("target: 'test' is not accepted") and said.count("'test'") == 1, said
