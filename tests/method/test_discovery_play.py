@@ -70,7 +70,7 @@ def test_a_typeerror_gives_the_next_try_its_parameters(make_engine):
     assert "missing 2 required positional arguments: 'base' and 'height'" in \
         first.observation.error
     schemas = [r.json_schema for r in gen.requests]
-    assert schemas[0]["properties"] == {}
+    assert schemas[0]["properties"] == {} and schemas[0]["additionalProperties"] is False
     assert set(schemas[1]["properties"]) == {"base", "height"}
     assert schemas[1]["required"] == ["base", "height"]
     assert "base (any, required)" in gen.requests[1].messages[0]["content"]   # the doc too
@@ -131,3 +131,12 @@ def test_requests_rereading_and_the_task_model_see_the_discovered_schema(make_en
     assert ex.solved and ex.r_e == 0.0           # the task model was shown base and height
     assert space.current.required == ["base", "height"]   # the next iteration's snapshot
     assert space.prober.tool is space.current
+
+
+def test_a_schema_that_declares_no_parameter_decodes_to_the_bare_call():
+    """Left open, a real model invents keys (``param1``) whose errors name nothing else."""
+    from play2prompt.method.play import arguments_schema
+
+    assert arguments_schema(BARE)["additionalProperties"] is False
+    assert arguments_schema({"type": "object"})["additionalProperties"] is False
+    assert arguments_schema({**BARE, "additionalProperties": True})["additionalProperties"]
