@@ -14,6 +14,17 @@ _ARGS = ("Args", "Arguments", "Parameters", "Params")
 _ENTRY = re.compile(r"^(\s+)(\*{0,2}\w+)(\s*\([^)]*\))?\s*:\s?(.*)$")
 
 
+def read_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """What a docstring says (Google, NumPy, Sphinx or Epydoc style, read by
+    ``docstring_parser``): its description (summary and body) and each parameter's text."""
+    import docstring_parser
+
+    parsed = docstring_parser.parse(doc)
+    description = "\n\n".join(p for p in (parsed.short_description, parsed.long_description)
+                               if p)
+    return description, {p.arg_name: p.description or "" for p in parsed.params}
+
+
 def fill(text: str, width: int) -> list[str]:
     """``text`` wrapped to ``width`` paragraph by paragraph (a paragraph that is a list, or
     indented, keeps its lines)."""

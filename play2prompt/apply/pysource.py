@@ -17,7 +17,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from play2prompt.apply.changes import DocChange, Edited
-from play2prompt.apply.docstrings import WIDTH, with_docs
+from play2prompt.apply.docstrings import WIDTH, read_docstring, with_docs
 from play2prompt.errors import UserError
 
 
@@ -116,15 +116,12 @@ def _source_texts(fn: cst.FunctionDef, described: cst.Arg | None
     """What the source says now: the description (the decorator's ``description=``, else the
     docstring's text before its sections) and each parameter's text (``Field(description=)``,
     else its docstring entry)."""
-    import docstring_parser
-
     old = _docstring_node(fn)
-    doc = docstring_parser.parse(inspect.cleandoc(str(old.evaluated_value))
-                                 if old is not None else "")
+    said, params = read_docstring(inspect.cleandoc(str(old.evaluated_value))
+                                  if old is not None else "")
     description = _literal(described.value) if described is not None else None
     if description is None:
-        description = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
-    params = {p.arg_name: p.description or "" for p in doc.params}
+        description = said
     for param in fn.params.params:
         for call in _field_calls(param):
             arg = _kwarg(call, "description")

@@ -80,11 +80,9 @@ def _exported(tree: ast.Module) -> set[str] | None:
 
 def function_tool(node: ast.FunctionDef | ast.AsyncFunctionDef, module_ref: str) -> Tool:
     """One function as a tool calling ``module_ref:name`` through the python executor."""
-    import docstring_parser
+    from play2prompt.apply.docstrings import read_docstring
 
-    doc = docstring_parser.parse(ast.get_docstring(node) or "")
-    description = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
-    said = {p.arg_name: p.description or "" for p in doc.params}
+    description, said = read_docstring(ast.get_docstring(node) or "")
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     defaults: dict[str, ast.expr] = dict(zip([a.arg for a in positional][-len(args.defaults):],
